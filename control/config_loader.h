@@ -1,0 +1,27 @@
+// Loads a YAML config into validated ConfigParams. Unknown keys, wrong types
+// and broken rules throw ConfigError whose message names the source, the key
+// path, the value and the rule, e.g.
+//   configs/x.yaml: routes[2].prefix: "10.0.0.0/33": prefix length must be 0..32
+// Overrides ("KEY.PATH=VALUE", VALUE read as YAML) are applied to the document
+// before validation, so they obey exactly the same rules as the file.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control/config_params.h"
+
+namespace rocelb {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+ConfigParams load_config_file(const std::string& path,
+                              const std::vector<std::string>& overrides = {});
+ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
+                              const std::vector<std::string>& overrides = {});
+
+}  // namespace rocelb

@@ -1,0 +1,112 @@
+// What the user wrote, validated: the first of the three config tiers
+// (Params → Config → State, see DESIGN.md). Produced by load_config() in
+// config_loader.h; every field here has already passed its rule, so the
+// dataplane builds its immutable config from it without further checks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/net_types.h"
+#include "lb/lb_mode.h"
+
+namespace rocelb {
+
+inline constexpr int kNumTrafficClasses = 8;
+inline constexpr int kMaxPorts = 64;
+
+// Egress scheduler of one port: strict-priority classes are served first
+// (highest class number first); the remaining classes share what is left by
+// DWRR in proportion to their weights.
+struct SchedulerParams {
+  std::array<bool, kNumTrafficClasses> strict{};   // qos.scheduler.strict: [6]
+  std::array<uint32_t, kNumTrafficClasses> weight{1, 1, 1, 1, 1, 1, 1, 1};  // .weights: {0: 50}
+  bool operator==(const SchedulerParams&) const = default;
+};
+
+struct PortParams {
+  uint16_t id = 0;
+  std::string name;
+  uint64_t speed_bps = 0;               // "100G", "25Gbps", or bits/s
+  MacAddr mac;
+  std::optional<IpPrefix> ipv4;         // interface address, e.g. 10.0.0.1/24
+  std::optional<IpPrefix> ipv6;         // e.g. fd00:0:0::1/64
+  std::string device;                   // DPDK device for live mode ("net_tap0,iface=x", PCI)
+  bool promiscuous = false;
+  std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
+};
+
+enum class RouteTarget : uint8_t { kGroup, kPort, kVia };
+
+struct RouteParams {
+  IpPrefix prefix;
+  RouteTarget target = RouteTarget::kGroup;
+  std::string group;  // kGroup: name in groups
+  uint16_t port = 0;  // kPort: destination resolved through neighbors on this port
+  IpAddr via;         // kVia: one next hop, a configured neighbor
+};
+
+struct NeighborParams {
+  IpAddr ip;
+  MacAddr mac;
+  uint16_t port = 0;
+};
+
+struct GroupMemberParams {
+  IpAddr via;           // a configured neighbor: gives the egress port and MAC
+  uint32_t weight = 1;  // used by weighted modes
+};
+
+struct GroupParams {
+  std::string name;
+  std::vector<GroupMemberParams> members;
+  LbMode mode = LbMode::kFixed;
+  uint32_t hash_fields = kHashFiveTuple;
+};
+
+enum class Trust : uint8_t { kDscp, kPcp };
+
+struct QosParams {
+  Trust trust = Trust::kDscp;
+  std::array<uint8_t, 64> dscp_to_tc{};  // unlisted DSCP → default_tc
+  std::array<uint8_t, 8> pcp_to_tc{};    // unlisted PCP → default_tc
+  uint8_t default_tc = 0;
+  SchedulerParams scheduler;
+  std::array<uint64_t, kNumTrafficClasses> queue_limit_bytes{};  // tail-drop limit
+};
+
+struct SwitchParams {
+  std::string name = "rocelb";
+  uint64_t hash_seed = 0;  // per-switch ECMP seed: two switches in a row don't polarize
+};
+
+struct ConfigParams {
+  std::string source;  // file name, for messages
+  SwitchParams sw;
+  std::vector<PortParams> ports;  // sorted by id
+  std::vector<RouteParams> routes;
+  std::vector<NeighborParams> neighbors;
+  std::vector<GroupParams> groups;
+  QosParams qos;
+
+  const PortParams* find_port(uint16_t id) const {
+    for (const auto& p : ports)
+      if (p.id == id) return &p;
+    return nullptr;
+  }
+  const GroupParams* find_group(const std::string& name) const {
+    for (const auto& g : groups)
+      if (g.name == name) return &g;
+    return nullptr;
+  }
+  const NeighborParams* find_neighbor(const IpAddr& ip) const {
+    for (const auto& n : neighbors)
+      if (n.ip == ip) return &n;
+    return nullptr;
+  }
+};
+
+}  // namespace rocelb

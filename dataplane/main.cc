@@ -1,0 +1,178 @@
+// rocelb-dp: the switch. `replay` runs pcaps through it in virtual time;
+// `run` forwards live on DPDK ports until SIGINT/SIGTERM.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "control/config_loader.h"
+#include "control/default_config.h"
+#include "dataplane/eal.h"
+#include "dataplane/live_engine.h"
+#include "dataplane/replay_engine.h"
+
+namespace {
+
+using namespace rocelb;
+
+constexpr int kExitUsage = 2;
+
+std::atomic<bool> g_stop{false};
+LiveEngine* g_engine = nullptr;
+
+void on_signal(int) {
+  g_stop.store(true);
+  if (g_engine) g_engine->request_stop();
+}
+
+ConfigParams load(const std::string& path, const std::vector<std::string>& sets) {
+  if (path.empty())
+    return load_config_text(std::string(embedded_default_config()),
+                            std::string(kEmbeddedDefaultName), sets);
+  return load_config_file(path, sets);
+}
+
+bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    why = "--in " + spec + ": expected PORT=PCAP";
+    return false;
+  }
+  const std::string port = spec.substr(0, eq);
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+      std::stoul(port) > 65535) {
+    why = "--in " + spec + ": port \"" + port + "\" is not a port id";
+    return false;
+  }
+  in.port = static_cast<uint16_t>(std::stoul(port));
+  in.path = spec.substr(eq + 1);
+  return true;
+}
+
+int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
+               const std::vector<std::string>& ins, const std::string& out_dir, bool quiet) {
+  std::vector<ReplayInput> inputs;
+  for (const auto& s : ins) {
+    ReplayInput in;
+    std::string why;
+    if (!parse_input(s, in, why)) {
+      std::cerr << "rocelb-dp: " << why << "\n";
+      return kExitUsage;
+    }
+    inputs.push_back(in);
+  }
+  ConfigParams params;
+  try {
+    params = load(config, sets);
+  } catch (const ConfigError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  for (const auto& in : inputs)
+    if (!params.find_port(in.port)) {
+      std::cerr << "rocelb-dp: --in " << in.port << "=" << in.path << ": port " << in.port
+                << " is not in the config\n";
+      return kExitUsage;
+    }
+  try {
+    eal_start(eal_args_for_replay(1024));
+    ReplayEngine engine(SwitchConfig::build(params), 65535);
+    const ReplayStats st = engine.run(inputs, out_dir);
+    if (!quiet) {
+      std::cout << counters_table(engine.counters());
+      std::cout << "virtual time " << (st.last_ns - st.first_ns) / 1000.0 << " us, outputs in "
+                << out_dir << "\n";
+    }
+  } catch (const ReplayError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int cmd_run(const std::string& config, const std::vector<std::string>& sets,
+            const std::vector<std::string>& eal_user, const std::string& counters_out) {
+  ConfigParams params;
+  try {
+    params = load(config, sets);
+  } catch (const ConfigError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  for (const auto& p : params.ports)
+    if (p.device.empty()) {
+      std::cerr << "rocelb-dp: " << params.source << ": ports[" << p.id
+                << "].device: missing: live mode needs a DPDK device for every port\n";
+      return kExitUsage;
+    }
+  try {
+    eal_start(eal_args_for_live(params, eal_user));
+    LiveEngine engine(SwitchConfig::build(params), LiveOptions{});
+    g_engine = &engine;
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
+    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; SIGINT or SIGTERM stops\n";
+    engine.start();
+    if (!engine.runs_on_main()) {
+      while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      engine.request_stop();
+      engine.wait();
+    }
+    g_engine = nullptr;
+    const Json counters = engine.counters();
+    std::cout << counters_table(counters);
+    if (!counters_out.empty()) {
+      std::ofstream f(counters_out);
+      f << counters.dump(2) << "\n";
+    }
+    const unsigned leaked = engine.shutdown();
+    std::cout << "stopped; mbufs still in use: " << leaked << "\n";
+    return leaked == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    g_engine = nullptr;
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rocelb-dp: a RoCEv2 switch on DPDK (replay in virtual time, or live)"};
+  app.require_subcommand(1);
+  std::string config;
+  std::vector<std::string> sets;
+
+  auto* replay = app.add_subcommand("replay", "run pcaps through the switch in virtual time");
+  std::vector<std::string> ins;
+  std::string out_dir;
+  bool quiet = false;
+  replay->add_option("--config", config, "config file (default: the embedded default.yaml)");
+  replay->add_option("--in", ins, "PORT=PCAP: frames arriving on PORT")->required();
+  replay->add_option("--out-dir", out_dir, "where port<ID>.pcap and counters.json go")->required();
+  replay->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
+  replay->add_flag("--quiet", quiet, "print nothing on success");
+
+  auto* run = app.add_subcommand("run", "forward live on DPDK ports until SIGINT/SIGTERM");
+  std::vector<std::string> eal;
+  std::string counters_out;
+  run->add_option("--config", config, "config file (default: the embedded default.yaml)");
+  run->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
+  run->add_option("--counters-out", counters_out, "write the final counters (JSON) here");
+  run->add_option("eal", eal, "EAL arguments, after --");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  if (*replay) return cmd_replay(config, sets, ins, out_dir, quiet);
+  return cmd_run(config, sets, eal, counters_out);
+}

@@ -1,0 +1,254 @@
+#include "dataplane/pipeline.h"
+
+#include <cstring>
+
+#include "dataplane/parser.h"
+#include "dataplane/wire/byte_order.h"
+#include "dataplane/wire/ipv4.h"
+#include "lb/flow_hash.h"
+
+namespace rocelb {
+namespace {
+
+constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+constexpr uint8_t kPfcDest[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+
+inline void drop(PortCounters& pc, DropReason r, rte_mbuf* m) {
+  pc.drop(r);
+  rte_pktmbuf_free(m);
+}
+
+inline void enqueue(Dataplane& dp, WorkerCounters& wc, uint16_t port, uint8_t tc, rte_mbuf* m) {
+  QueueCounters& qc = wc.queue[port][tc];
+  const uint32_t len = m->pkt_len;
+  if (dp.tx(port).queues[tc].enqueue(m)) {
+    ++qc.enqueued_packets;
+    qc.enqueued_bytes += len;
+  } else {
+    ++qc.dropped_packets;
+    qc.dropped_bytes += len;
+    drop(wc.port[port], DropReason::queue_full, m);
+  }
+}
+
+inline uint8_t classify(const SwitchConfig& cfg, const ParsedPacket& p) {
+  const bool ip = p.ip_version != 0;
+  if (cfg.trust == Trust::kPcp && p.num_vlans) return cfg.pcp_to_tc[p.pcp];
+  if (ip) return cfg.dscp_to_tc[p.dscp];
+  if (p.num_vlans) return cfg.pcp_to_tc[p.pcp];
+  return cfg.default_tc;
+}
+
+// Turns an ARP request for the port's own address into the reply, in place.
+inline void make_arp_reply(uint8_t* frame, const ParsedPacket& p, const PortConfig& port) {
+  uint8_t* arp = frame + p.l3_offset;
+  uint8_t requester_mac[6];
+  uint8_t requester_ip[4];
+  std::memcpy(requester_mac, arp + 8, 6);
+  std::memcpy(requester_ip, arp + 14, 4);
+  std::memcpy(frame, requester_mac, 6);  // Ethernet destination
+  std::memcpy(frame + 6, port.mac, 6);   // Ethernet source
+  store_be16(arp + 6, 2);                // op = reply
+  std::memcpy(arp + 8, port.mac, 6);     // sender = the switch
+  std::memcpy(arp + 14, port.v4, 4);
+  std::memcpy(arp + 18, requester_mac, 6);  // target = the requester
+  std::memcpy(arp + 24, requester_ip, 4);
+}
+
+inline void count_kind(PortCounters& c, const ParsedPacket& p) {
+  if (p.num_vlans) ++c[PortCounter::rx_vlan_tagged];
+  if (p.kind == L3Kind::kIpv4) ++c[PortCounter::rx_ipv4];
+  if (p.kind == L3Kind::kIpv6) ++c[PortCounter::rx_ipv6];
+  if (p.is_rocev2) ++c[PortCounter::rx_rocev2];
+  if (p.is_rocev1) ++c[PortCounter::rx_rocev1];
+  if (p.is_cnp) ++c[PortCounter::rx_cnp];
+}
+
+inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail,
+                          FlowKey& k) {
+  k.family = p.ip_version;
+  const int alen = p.ip_version == 4 ? 4 : 16;
+  std::memcpy(k.src_ip, p.src_ip, alen);
+  std::memcpy(k.dst_ip, p.dst_ip, alen);
+  k.proto = p.proto;
+  if (p.has_udp) {
+    k.sport = p.sport;
+    k.dport = p.dport;
+  } else if (p.proto == 6 && !p.is_later_fragment && p.l4_offset + 4u <= avail) {
+    k.sport = load_be16(frame + p.l4_offset);  // TCP ports
+    k.dport = load_be16(frame + p.l4_offset + 2);
+  }
+  k.dest_qp = p.has_bth ? p.bth_dest_qp : 0;
+}
+
+}  // namespace
+
+void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
+                   uint64_t /*now_ns*/) {
+  const SwitchConfig& cfg = dp.config();
+  WorkerCounters& wc = dp.worker(worker);
+  PortCounters& ic = wc.port[in_port];
+  const PortConfig& iport = cfg.ports[in_port];
+
+  ParsedPacket pp[kMaxBurst];
+  uint16_t routed[kMaxBurst];  // indexes of packets to look up
+  uint16_t nrouted = 0;
+  uint32_t v4_ips[kMaxBurst];
+  uint8_t v6_ips[kMaxBurst][16];
+  uint64_t v4_nh[kMaxBurst], v6_nh[kMaxBurst];
+  uint16_t v4_of[kMaxBurst], v6_of[kMaxBurst];
+  uint16_t nv4 = 0, nv6 = 0;
+
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    m->port = in_port;
+    uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
+    ++ic[PortCounter::rx_packets];
+    ic[PortCounter::rx_bytes] += m->pkt_len;
+    ParsedPacket& p = pp[i];
+    const ParseResult r = parse_frame(frame, m->data_len, m->pkt_len, p);
+    if (r != ParseResult::ok) {
+      drop(ic, drop_from_parse(r), m);
+      continue;
+    }
+    count_kind(ic, p);
+
+    const bool to_port = std::memcmp(p.dst_mac, iport.mac, 6) == 0;
+    const bool bcast = !to_port && std::memcmp(p.dst_mac, kBroadcast, 6) == 0;
+    const bool pfc_dest = !to_port && std::memcmp(p.dst_mac, kPfcDest, 6) == 0;
+    const bool accepted = to_port || bcast || (pfc_dest && p.kind == L3Kind::kMacControl) ||
+                          (iport.promiscuous && !(p.dst_mac[0] & 1));
+    if (!accepted) {
+      drop(ic, DropReason::dst_mac_not_accepted, m);
+      continue;
+    }
+
+    switch (p.kind) {
+      case L3Kind::kMacControl:
+        if (p.mac_control_opcode == 0x0101) {
+          ++ic[PortCounter::rx_pfc_frames];
+          ++ic[PortCounter::consumed_pfc];
+        } else {
+          ++ic[PortCounter::rx_pause_frames];
+          ++ic[PortCounter::consumed_pause];
+        }
+        rte_pktmbuf_free(m);
+        continue;
+      case L3Kind::kArp: {
+        const bool for_port = iport.has_v4 && p.arp_tpa == load_be32(iport.v4);
+        if (!for_port) {
+          drop(ic, DropReason::arp_not_for_switch, m);
+          continue;
+        }
+        ++ic[PortCounter::consumed_arp];
+        if (p.arp_op != 1) {  // a reply or announcement to us: nothing to learn (static neighbors)
+          rte_pktmbuf_free(m);
+          continue;
+        }
+        make_arp_reply(frame, p, iport);
+        if (m->pkt_len < 60 && m->nb_segs == 1) {  // pad to the Ethernet minimum, as a NIC would
+          const uint16_t add = static_cast<uint16_t>(60 - m->pkt_len);
+          if (uint8_t* pad = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, add)))
+            std::memset(pad, 0, add);
+        }
+        ++ic[PortCounter::generated_arp_replies];
+        enqueue(dp, wc, in_port, kControlTc, m);
+        continue;
+      }
+      case L3Kind::kRoceV1:
+        drop(ic, DropReason::rocev1_not_routable, m);
+        continue;
+      case L3Kind::kOther:
+        drop(ic, bcast ? DropReason::broadcast_not_routed : DropReason::unsupported_ethertype, m);
+        continue;
+      case L3Kind::kIpv4:
+      case L3Kind::kIpv6:
+        break;
+    }
+    if (bcast) {
+      drop(ic, DropReason::broadcast_not_routed, m);
+      continue;
+    }
+    routed[nrouted++] = i;
+    if (p.ip_version == 4) {
+      v4_of[nv4] = i;
+      v4_ips[nv4++] = load_be32(p.dst_ip);
+    } else {
+      v6_of[nv6] = i;
+      std::memcpy(v6_ips[nv6++], p.dst_ip, 16);
+    }
+  }
+  if (nrouted == 0) return;
+
+  uint32_t nh_of[kMaxBurst];
+  if (nv4) cfg.routes->lookup_v4(v4_ips, v4_nh, nv4);
+  if (nv6) cfg.routes->lookup_v6(v6_ips, v6_nh, nv6);
+  for (uint16_t j = 0; j < nv4; ++j) nh_of[v4_of[j]] = static_cast<uint32_t>(v4_nh[j]);
+  for (uint16_t j = 0; j < nv6; ++j) nh_of[v6_of[j]] = static_cast<uint32_t>(v6_nh[j]);
+
+  for (uint16_t r = 0; r < nrouted; ++r) {
+    const uint16_t i = routed[r];
+    rte_mbuf* m = pkts[i];
+    const ParsedPacket& p = pp[i];
+    uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
+    const NextHop& nh = cfg.nexthops[nh_of[i]];
+
+    uint16_t out_port = 0;
+    const uint8_t* out_mac = nullptr;
+    switch (nh.kind) {
+      case NextHopKind::kNone:
+        drop(ic, DropReason::no_route, m);
+        continue;
+      case NextHopKind::kLocal:
+        drop(ic, DropReason::to_switch_address, m);
+        continue;
+      case NextHopKind::kConnected: {
+        const NeighborEntry* e = cfg.neighbors.find(p.ip_version, p.dst_ip);
+        if (!e || e->port != nh.port) {
+          drop(ic, DropReason::no_neighbor, m);
+          continue;
+        }
+        out_port = e->port;
+        out_mac = e->mac;
+        break;
+      }
+      case NextHopKind::kNeighbor:
+        out_port = nh.port;
+        out_mac = nh.mac;
+        break;
+      case NextHopKind::kGroup: {
+        const GroupConfig& g = cfg.groups[nh.group];
+        if (g.members.empty()) {
+          drop(ic, DropReason::no_member_up, m);
+          continue;
+        }
+        FlowKey key;
+        fill_flow_key(p, frame, m->data_len, key);
+        const uint32_t h = flow_hash(key, g.hash);
+        const uint32_t k = ecmp_pick(h, static_cast<uint32_t>(g.members.size()));
+        const GroupMember& mem = g.members[k];
+        MemberCounters& mc = wc.member[g.counter_base + k];
+        ++mc.packets;
+        mc.bytes += m->pkt_len;
+        out_port = mem.port;
+        out_mac = mem.mac;
+        break;
+      }
+    }
+    if (p.ttl <= 1) {
+      drop(ic, DropReason::ttl_expired, m);
+      continue;
+    }
+    uint8_t* l3 = frame + p.l3_offset;
+    if (p.ip_version == 4) {
+      ipv4_decrement_ttl(l3);
+    } else {
+      l3[7] = static_cast<uint8_t>(p.ttl - 1);
+    }
+    std::memcpy(frame, out_mac, 6);
+    std::memcpy(frame + 6, cfg.ports[out_port].mac, 6);
+    enqueue(dp, wc, out_port, classify(cfg, p), m);
+  }
+}
+
+}  // namespace rocelb

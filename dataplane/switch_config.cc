@@ -1,0 +1,149 @@
+#include "dataplane/switch_config.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace rocelb {
+namespace {
+
+void apply_scheduler(PortConfig& pc, const SchedulerParams& s) {
+  pc.strict_mask = 0;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    if (s.strict[c]) pc.strict_mask |= uint8_t(1u << c);
+    pc.quantum[c] = s.weight[c] * kDwrrQuantumPerWeight;
+  }
+}
+
+uint32_t add_nexthop(SwitchConfig& sc, const NextHop& nh) {
+  sc.nexthops.push_back(nh);
+  return static_cast<uint32_t>(sc.nexthops.size() - 1);
+}
+
+void add_route(SwitchConfig& sc, const IpPrefix& p, uint32_t nh) {
+  if (p.addr.is_v4())
+    sc.routes->add_v4(p.addr.b.data(), p.len, nh);
+  else
+    sc.routes->add_v6(p.addr.b.data(), p.len, nh);
+}
+
+IpPrefix network_of(const IpPrefix& p) {
+  IpPrefix n = p;
+  int bits = p.addr.is_v4() ? 32 : 128;
+  for (int i = p.len; i < bits; ++i) n.addr.b[i / 8] &= uint8_t(~(0x80u >> (i % 8)));
+  return n;
+}
+
+}  // namespace
+
+std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
+  auto sc = std::make_unique<SwitchConfig>();
+  sc->params = params;
+  sc->trust = params.qos.trust;
+  sc->dscp_to_tc = params.qos.dscp_to_tc;
+  sc->pcp_to_tc = params.qos.pcp_to_tc;
+  sc->default_tc = params.qos.default_tc;
+
+  for (const auto& p : params.ports) {
+    PortConfig& pc = sc->ports[p.id];
+    pc.present = true;
+    pc.id = p.id;
+    pc.name = p.name;
+    pc.speed_bps = p.speed_bps;
+    std::memcpy(pc.mac, p.mac.b.data(), 6);
+    pc.promiscuous = p.promiscuous;
+    pc.device = p.device;
+    if (p.ipv4) {
+      pc.has_v4 = true;
+      std::memcpy(pc.v4, p.ipv4->addr.b.data(), 4);
+    }
+    if (p.ipv6) {
+      pc.has_v6 = true;
+      std::memcpy(pc.v6, p.ipv6->addr.b.data(), 16);
+    }
+    apply_scheduler(pc, p.scheduler ? *p.scheduler : params.qos.scheduler);
+    pc.queue_limit = params.qos.queue_limit_bytes;
+    sc->port_ids.push_back(p.id);
+  }
+
+  sc->neighbors = NeighborTable(params.neighbors.size() + 2 * params.ports.size());
+  for (const auto& n : params.neighbors) {
+    NeighborEntry e;
+    e.family = n.ip.family;
+    std::memcpy(e.ip, n.ip.b.data(), 16);
+    e.port = n.port;
+    std::memcpy(e.mac, n.mac.b.data(), 6);
+    sc->neighbors.insert(e);
+  }
+
+  sc->nexthops.push_back(NextHop{});  // kNoRoute
+  uint32_t nh_local = add_nexthop(*sc, NextHop{NextHopKind::kLocal, 0, {}, 0});
+
+  for (const auto& g : params.groups) {
+    GroupConfig gc;
+    gc.name = g.name;
+    gc.mode = g.mode;
+    gc.hash.seed = params.sw.hash_seed;
+    gc.hash.fields = g.hash_fields;
+    for (const auto& m : g.members) {
+      const NeighborParams* n = params.find_neighbor(m.via);
+      if (!n) throw std::runtime_error("group " + g.name + ": member " + to_string(m.via) +
+                                       " is not a neighbor");
+      GroupMember gm;
+      gm.port = n->port;
+      std::memcpy(gm.mac, n->mac.b.data(), 6);
+      gm.via = m.via;
+      gm.weight = m.weight;
+      gc.members.push_back(gm);
+    }
+    gc.counter_base = sc->total_members;
+    sc->total_members += static_cast<uint32_t>(gc.members.size());
+    sc->groups.push_back(std::move(gc));
+  }
+
+  size_t n4 = 0, n6 = 0;
+  for (const auto& r : params.routes) (r.prefix.addr.is_v4() ? n4 : n6)++;
+  sc->routes = std::make_unique<RouteTable>(static_cast<uint32_t>(n4 + 2 * params.ports.size()),
+                                            static_cast<uint32_t>(n6 + 2 * params.ports.size()));
+
+  // Static routes first; connected subnets and the switch's own addresses are
+  // added after, so they win over a static route for the same prefix.
+  for (const auto& r : params.routes) {
+    NextHop nh;
+    switch (r.target) {
+      case RouteTarget::kGroup:
+        nh.kind = NextHopKind::kGroup;
+        for (size_t i = 0; i < sc->groups.size(); ++i)
+          if (sc->groups[i].name == r.group) nh.group = static_cast<uint32_t>(i);
+        break;
+      case RouteTarget::kPort:
+        nh.kind = NextHopKind::kConnected;
+        nh.port = r.port;
+        break;
+      case RouteTarget::kVia: {
+        const NeighborParams* n = params.find_neighbor(r.via);
+        if (!n) throw std::runtime_error("route via " + to_string(r.via) + ": not a neighbor");
+        nh.kind = NextHopKind::kNeighbor;
+        nh.port = n->port;
+        std::memcpy(nh.mac, n->mac.b.data(), 6);
+        break;
+      }
+    }
+    add_route(*sc, r.prefix, add_nexthop(*sc, nh));
+  }
+  for (const auto& p : params.ports) {
+    NextHop nh;
+    nh.kind = NextHopKind::kConnected;
+    nh.port = p.id;
+    uint32_t id = add_nexthop(*sc, nh);
+    for (const auto& a : {p.ipv4, p.ipv6}) {
+      if (!a) continue;
+      add_route(*sc, network_of(*a), id);
+      IpPrefix host = *a;
+      host.len = a->addr.is_v4() ? 32 : 128;
+      add_route(*sc, host, nh_local);
+    }
+  }
+  return sc;
+}
+
+}  // namespace rocelb

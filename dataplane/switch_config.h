@@ -1,0 +1,90 @@
+// The immutable, precomputed config the dataplane runs on (tier two of
+// Params → Config → State, DESIGN.md): per-port speed, MAC, addresses and
+// scheduler; the route tables; neighbors; next hops; groups; the QoS maps.
+// Built from validated ConfigParams by SwitchConfig::build(); never changed
+// afterwards, so any number of lcores read it without locks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "control/config_params.h"
+#include "dataplane/neighbor_table.h"
+#include "dataplane/route_table.h"
+#include "lb/flow_hash.h"
+
+namespace rocelb {
+
+// Bytes of DWRR credit per unit of weight.
+inline constexpr uint32_t kDwrrQuantumPerWeight = 1536;
+// Traffic class for frames the switch itself originates (ARP replies).
+inline constexpr uint8_t kControlTc = 7;
+
+struct PortConfig {
+  bool present = false;
+  uint16_t id = 0;
+  std::string name;
+  uint64_t speed_bps = 0;
+  uint8_t mac[6] = {};
+  bool promiscuous = false;
+  bool has_v4 = false;
+  uint8_t v4[4] = {};
+  bool has_v6 = false;
+  uint8_t v6[16] = {};
+  uint8_t strict_mask = 0;                             // bit c: class c is strict priority
+  std::array<uint32_t, kNumTrafficClasses> quantum{};  // DWRR bytes per round
+  std::array<uint64_t, kNumTrafficClasses> queue_limit{};
+  std::string device;
+};
+
+enum class NextHopKind : uint8_t { kNone, kLocal, kConnected, kNeighbor, kGroup };
+
+struct NextHop {
+  NextHopKind kind = NextHopKind::kNone;
+  uint16_t port = 0;   // kConnected, kNeighbor
+  uint8_t mac[6] = {};  // kNeighbor
+  uint32_t group = 0;  // kGroup: index into groups
+};
+
+struct GroupMember {
+  uint16_t port = 0;
+  uint8_t mac[6] = {};
+  IpAddr via;
+  uint32_t weight = 1;
+};
+
+struct GroupConfig {
+  std::string name;
+  LbMode mode = LbMode::kFixed;
+  HashConfig hash;
+  std::vector<GroupMember> members;
+  uint32_t counter_base = 0;  // first member's index in the flat member-counter array
+};
+
+class SwitchConfig {
+ public:
+  // Throws std::runtime_error if DPDK cannot allocate the route tables.
+  static std::unique_ptr<SwitchConfig> build(const ConfigParams& params);
+
+  const PortConfig* port(uint16_t id) const {
+    return id < kMaxPorts && ports[id].present ? &ports[id] : nullptr;
+  }
+
+  ConfigParams params;
+  std::array<PortConfig, kMaxPorts> ports{};
+  std::vector<uint16_t> port_ids;  // present ports, ascending
+  std::unique_ptr<RouteTable> routes;
+  NeighborTable neighbors;
+  std::vector<NextHop> nexthops;  // index kNoRoute (0) = no route
+  std::vector<GroupConfig> groups;
+  uint32_t total_members = 0;
+  Trust trust = Trust::kDscp;
+  std::array<uint8_t, 64> dscp_to_tc{};
+  std::array<uint8_t, 8> pcp_to_tc{};
+  uint8_t default_tc = 0;
+};
+
+}  // namespace rocelb
