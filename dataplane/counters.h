@@ -18,32 +18,33 @@
 
 namespace rocelb {
 
-#define ROCELB_PORT_COUNTERS(X)                                                  \
-  X(rx_packets, "frames received")                                               \
-  X(rx_bytes, "bytes received (frame without FCS)")                              \
-  X(tx_packets, "frames transmitted")                                            \
-  X(tx_bytes, "bytes transmitted (frame without FCS)")                           \
-  X(rx_ipv4, "IPv4 packets received")                                            \
-  X(rx_ipv6, "IPv6 packets received")                                            \
-  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                             \
-  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                      \
-  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)")  \
-  X(rx_vlan_tagged, "frames received with one or more VLAN tags")                \
-  X(rx_pfc_frames, "802.1Qbb PFC frames received")                               \
-  X(rx_pause_frames, "802.3x PAUSE frames received")                             \
-  X(consumed_arp, "ARP packets addressed to the switch, consumed")               \
-  X(consumed_pfc, "PFC frames consumed")                                         \
-  X(consumed_pause, "802.3x PAUSE frames consumed")                              \
+#define ROCELB_PORT_COUNTERS(X)                                                \
+  X(rx_packets, "frames received")                                             \
+  X(rx_bytes, "bytes received (frame without FCS)")                            \
+  X(tx_packets, "frames transmitted")                                          \
+  X(tx_bytes, "bytes transmitted (frame without FCS)")                         \
+  X(rx_ipv4, "IPv4 packets received")                                          \
+  X(rx_ipv6, "IPv6 packets received")                                          \
+  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                           \
+  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                    \
+  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)") \
+  X(rx_vlan_tagged, "frames received with one or more VLAN tags")              \
+  X(rx_pfc_frames, "802.1Qbb PFC frames received")                             \
+  X(rx_pause_frames, "802.3x PAUSE frames received")                           \
+  X(consumed_arp, "ARP packets addressed to the switch, consumed")             \
+  X(consumed_pfc, "PFC frames consumed")                                       \
+  X(consumed_pause, "802.3x PAUSE frames consumed")                            \
   X(generated_arp_replies, "ARP replies the switch generated (sent on this port)")
 
 // Drop reasons beyond the parser's (parsed_packet.h).
 #define ROCELB_FORWARD_DROPS(X)                                                          \
-  X(dst_mac_not_accepted, "destination MAC is not the port's, broadcast or PFC (and port not promiscuous)") \
+  X(dst_mac_not_accepted,                                                                \
+    "destination MAC is not the port's, broadcast or PFC (and port not promiscuous)")    \
   X(broadcast_not_routed, "broadcast frame that is not ARP")                             \
   X(unsupported_ethertype, "Ethertype the switch does not route")                        \
   X(arp_not_for_switch, "ARP request for an address that is not the switch's")           \
   X(rocev1_not_routable, "RoCEv1 is link-local (Ethertype 0x8915): it cannot be routed") \
-  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")     \
+  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")      \
   X(ttl_expired, "TTL or hop limit would reach 0")                                       \
   X(no_route, "no route matches the destination")                                        \
   X(no_neighbor, "connected route but no neighbor entry for the destination")            \
@@ -121,15 +122,15 @@ struct alignas(64) PortCounters {
 };
 
 // Per (port, traffic class) counters kept by the lcores that enqueue.
-#define ROCELB_QUEUE_COUNTERS(X)                           \
-  X(enqueued_packets, "packets accepted into the queue")   \
-  X(enqueued_bytes, "bytes accepted into the queue")       \
+#define ROCELB_QUEUE_COUNTERS(X)                                 \
+  X(enqueued_packets, "packets accepted into the queue")         \
+  X(enqueued_bytes, "bytes accepted into the queue")             \
   X(dropped_packets, "packets refused by the queue (tail drop)") \
   X(dropped_bytes, "bytes refused by the queue (tail drop)")
 
 // Per group member, kept by the lcores that select.
-#define ROCELB_MEMBER_COUNTERS(X)                          \
-  X(packets, "packets sent to this member")                \
+#define ROCELB_MEMBER_COUNTERS(X)           \
+  X(packets, "packets sent to this member") \
   X(bytes, "bytes sent to this member")
 
 }  // namespace rocelb

@@ -18,8 +18,7 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s) {
     p["id"] = id;
     p["name"] = pc.name;
     p["speed_bps"] = pc.speed_bps;
-    for (int k = 0; k < kNumPortCounters; ++k)
-      p[std::string(kPortCounterInfo[k].name)] = c.c[k];
+    for (int k = 0; k < kNumPortCounters; ++k) p[std::string(kPortCounterInfo[k].name)] = c.c[k];
     Json drops;
     for (int k = 1; k < kNumDropReasons; ++k)  // 0 is parse_ok
       drops[std::string(kDropInfo[k].name)] = c.drops[k];

@@ -32,7 +32,9 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
   }
 }
 
-Dataplane::~Dataplane() { flush(); }
+Dataplane::~Dataplane() {
+  flush();
+}
 
 uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                             uint16_t max) {

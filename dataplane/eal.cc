@@ -4,9 +4,9 @@
 #include <rte_errno.h>
 
 #include <fstream>
-#include <thread>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace rocelb {
 namespace {
@@ -14,9 +14,8 @@ bool g_started = false;
 }
 
 std::vector<std::string> eal_args_for_replay(unsigned mem_mb) {
-  return {"--no-huge",  "-m",        std::to_string(mem_mb), "--no-shconf", "--no-pci",
-          "--no-telemetry", "-l",    "0",                    "--log-level", "lib.*:error",
-          "--log-level", "pmd.*:error"};
+  return {"--no-huge", "-m", std::to_string(mem_mb), "--no-shconf", "--no-pci",    "--no-telemetry",
+          "-l",        "0",  "--log-level",          "lib.*:error", "--log-level", "pmd.*:error"};
 }
 
 void eal_start(const std::vector<std::string>& args) {
@@ -33,7 +32,9 @@ void eal_start(const std::vector<std::string>& args) {
   g_started = true;
 }
 
-bool eal_started() { return g_started; }
+bool eal_started() {
+  return g_started;
+}
 
 bool hugepages_available() {
   std::ifstream f("/proc/meminfo");

@@ -16,8 +16,7 @@ EgressQueue::~EgressQueue() {
 void EgressQueue::init(const std::string& name, unsigned capacity, uint64_t limit_bytes) {
   ring_ = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY, RING_F_SC_DEQ);
   if (!ring_)
-    throw std::runtime_error("cannot create egress queue " + name + ": " +
-                             rte_strerror(rte_errno));
+    throw std::runtime_error("cannot create egress queue " + name + ": " + rte_strerror(rte_errno));
   set_limit(limit_bytes);
 }
 

@@ -12,14 +12,16 @@
 
 namespace rocelb {
 
-std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
+std::string device_name(const std::string& device) {
+  return device.substr(0, device.find(','));
+}
 
 // What one worker lcore polls and transmits.
 struct LiveEngine::Worker {
   LiveEngine* engine = nullptr;
   unsigned index = 0;
   std::vector<std::pair<uint16_t, uint16_t>> rx;  // (config port, rx queue)
-  std::vector<uint16_t> tx;                        // config ports this worker transmits
+  std::vector<uint16_t> tx;                       // config ports this worker transmits
   // Frames the device did not take yet, per owned port.
   std::array<std::array<rte_mbuf*, kMaxBurst>, kMaxPorts> pending{};
   std::array<uint16_t, kMaxPorts> npending{};
@@ -50,8 +52,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
   }
   const unsigned nw = static_cast<unsigned>(lcores_.size());
 
-  pool_ = rte_pktmbuf_pool_create("rl_live_pool", opt.pool_mbufs, 256, 0,
-                                  RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  pool_ = rte_pktmbuf_pool_create("rl_live_pool", opt.pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                  static_cast<int>(rte_socket_id()));
   if (!pool_)
     throw std::runtime_error("cannot create the packet pool: " +
                              std::string(rte_strerror(rte_errno)));
@@ -188,7 +190,9 @@ void LiveEngine::wait() {
   if (!nworkers_on_main_) rte_eal_mp_wait_lcore();
 }
 
-Json LiveEngine::counters() const { return counters_to_json(*dp_, dp_->snapshot()); }
+Json LiveEngine::counters() const {
+  return counters_to_json(*dp_, dp_->snapshot());
+}
 
 unsigned LiveEngine::shutdown() {
   if (!stopped_ports_) {

@@ -19,6 +19,8 @@ inline const uint8_t* mbuf_bytes(const rte_mbuf* m, uint8_t* scratch) {
 }
 
 // mbufs of `pool` currently allocated (in-use count, all lcore caches included).
-inline unsigned mbufs_in_use(const rte_mempool* pool) { return rte_mempool_in_use_count(pool); }
+inline unsigned mbufs_in_use(const rte_mempool* pool) {
+  return rte_mempool_in_use_count(pool);
+}
 
 }  // namespace rocelb

@@ -64,8 +64,7 @@ inline void count_kind(PortCounters& c, const ParsedPacket& p) {
   if (p.is_cnp) ++c[PortCounter::rx_cnp];
 }
 
-inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail,
-                          FlowKey& k) {
+inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail, FlowKey& k) {
   k.family = p.ip_version;
   const int alen = p.ip_version == 4 ? 4 : 16;
   std::memcpy(k.src_ip, p.src_ip, alen);

@@ -8,6 +8,7 @@
 // No counters of its own; the queues count.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -33,28 +34,45 @@ class PortScheduler {
         return c;
       }
     }
-    // DWRR over the rest. Bounded: each full round adds a quantum to every
-    // backlogged class, so a class with a packet wins within
-    // ceil(max_packet / quantum) rounds.
-    for (int visits = 0; visits < kNumTrafficClasses * 64; ++visits) {
-      const int c = cur_;
-      const bool eligible = !((strict_mask_ >> c) & 1) && !((blocked >> c) & 1);
-      rte_mbuf* m = eligible ? queues[c]->peek() : nullptr;
-      if (!m) {
-        if (eligible || ((strict_mask_ >> c) & 1)) deficit_[c] = 0;  // idle classes keep no credit
+    // DWRR over the rest: visit classes in turn from where the last pick
+    // stopped; a class gets its quantum once per visit and sends while its
+    // head fits in its deficit. When a whole round sends nothing (small
+    // quanta, big frames), the rounds in which nobody could send are skipped
+    // in one step, so a pick costs O(classes) whatever the quantum.
+    for (int pass = 0; pass < 3; ++pass) {
+      for (int v = 0; v < kNumTrafficClasses; ++v) {
+        const int c = cur_;
+        const bool is_blocked = (blocked >> c) & 1;
+        rte_mbuf* m = ((strict_mask_ >> c) & 1) || is_blocked ? nullptr : queues[c]->peek();
+        if (!m) {
+          if (!is_blocked) deficit_[c] = 0;  // an idle class keeps no credit
+          advance();
+          continue;
+        }
+        if (!credited_) {
+          deficit_[c] += quantum_[c];
+          credited_ = true;
+        }
+        if (m->pkt_len <= deficit_[c]) {
+          deficit_[c] -= m->pkt_len;
+          *head = m;
+          return c;
+        }
         advance();
-        continue;
       }
-      if (!credited_) {
-        deficit_[c] += quantum_[c];
-        credited_ = true;
+      uint64_t skip = UINT64_MAX;
+      for (int c = 0; c < kNumTrafficClasses; ++c) {
+        if (((strict_mask_ | blocked) >> c) & 1) continue;
+        rte_mbuf* m = queues[c]->peek();
+        if (!m || quantum_[c] == 0) continue;
+        const uint64_t need = m->pkt_len - deficit_[c];  // > 0: nobody could send
+        skip = std::min<uint64_t>(skip, (need + quantum_[c] - 1) / quantum_[c]);
       }
-      if (m->pkt_len <= deficit_[c]) {
-        deficit_[c] -= m->pkt_len;
-        *head = m;
-        return c;
+      if (skip == UINT64_MAX) return -1;  // nothing eligible is backlogged
+      for (int c = 0; c < kNumTrafficClasses; ++c) {
+        if (((strict_mask_ | blocked) >> c) & 1) continue;
+        if (queues[c]->peek()) deficit_[c] += (skip - 1) * quantum_[c];
       }
-      advance();
     }
     return -1;
   }

@@ -117,8 +117,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   {
     std::string templ = (fs::path(out_dir) / ".rocelb-replay.XXXXXX").string();
     if (!mkdtemp(templ.data()))
-      throw ReplayError("cannot write in output folder \"" + out_dir + "\": " +
-                        std::strerror(errno));
+      throw ReplayError("cannot write in output folder \"" + out_dir +
+                        "\": " + std::strerror(errno));
     tmp.path = templ;
   }
   std::array<Sink, kMaxPorts> sinks;

@@ -29,9 +29,9 @@ class Shaper {
 
   // Picoseconds a frame of `bytes` holds the wire.
   uint64_t wire_ps(uint32_t bytes) const {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * 8 *
-                                  1'000'000'000'000ull) /
-                                 speed_bps_);
+    return static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull) /
+        speed_bps_);
   }
   bool can_send(uint64_t now_ps) const { return wire_free_ps_ <= now_ps + burst_ps_; }
   // Earliest time a frame may start.

@@ -86,8 +86,9 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
     gc.hash.fields = g.hash_fields;
     for (const auto& m : g.members) {
       const NeighborParams* n = params.find_neighbor(m.via);
-      if (!n) throw std::runtime_error("group " + g.name + ": member " + to_string(m.via) +
-                                       " is not a neighbor");
+      if (!n)
+        throw std::runtime_error("group " + g.name + ": member " + to_string(m.via) +
+                                 " is not a neighbor");
       GroupMember gm;
       gm.port = n->port;
       std::memcpy(gm.mac, n->mac.b.data(), 6);

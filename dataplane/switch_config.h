@@ -18,8 +18,9 @@
 
 namespace rocelb {
 
-// Bytes of DWRR credit per unit of weight.
-inline constexpr uint32_t kDwrrQuantumPerWeight = 1536;
+// Bytes of DWRR credit per unit of weight and round: small, so shares are
+// fine-grained (the scheduler skips rounds in which no class can send).
+inline constexpr uint32_t kDwrrQuantumPerWeight = 64;
 // Traffic class for frames the switch itself originates (ARP replies).
 inline constexpr uint8_t kControlTc = 7;
 
@@ -44,9 +45,9 @@ enum class NextHopKind : uint8_t { kNone, kLocal, kConnected, kNeighbor, kGroup 
 
 struct NextHop {
   NextHopKind kind = NextHopKind::kNone;
-  uint16_t port = 0;   // kConnected, kNeighbor
+  uint16_t port = 0;    // kConnected, kNeighbor
   uint8_t mac[6] = {};  // kNeighbor
-  uint32_t group = 0;  // kGroup: index into groups
+  uint32_t group = 0;   // kGroup: index into groups
 };
 
 struct GroupMember {

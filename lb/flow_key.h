@@ -10,11 +10,11 @@ namespace rocelb {
 struct FlowKey {
   uint8_t src_ip[16] = {};  // IPv4 in the first 4 bytes, network order
   uint8_t dst_ip[16] = {};
-  uint8_t family = 0;       // 4 or 6
+  uint8_t family = 0;  // 4 or 6
   uint8_t proto = 0;
-  uint16_t sport = 0;       // RoCEv2 NICs put per-QP entropy here
+  uint16_t sport = 0;  // RoCEv2 NICs put per-QP entropy here
   uint16_t dport = 0;
-  uint32_t dest_qp = 0;     // 24-bit BTH destination QP, 0 if not RoCE
+  uint32_t dest_qp = 0;  // 24-bit BTH destination QP, 0 if not RoCE
 };
 
 }  // namespace rocelb

@@ -14,7 +14,9 @@ enum class LbMode : uint8_t {
 
 inline constexpr std::string_view kLbModeNames[] = {"fixed"};
 
-inline std::string_view to_string(LbMode m) { return kLbModeNames[static_cast<int>(m)]; }
+inline std::string_view to_string(LbMode m) {
+  return kLbModeNames[static_cast<int>(m)];
+}
 
 inline std::optional<LbMode> lb_mode_from_string(std::string_view s) {
   for (size_t i = 0; i < std::size(kLbModeNames); ++i)

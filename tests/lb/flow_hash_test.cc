@@ -67,7 +67,8 @@ TEST(FlowHash, DestQpOnlyCountsWhenSelected) {
   FlowKey a = random_v4_flow(rng);
   FlowKey b = a;
   b.dest_qp = a.dest_qp ^ 0x55;
-  EXPECT_EQ(flow_hash(a, HashConfig{0, kHashFiveTuple}), flow_hash(b, HashConfig{0, kHashFiveTuple}));
+  EXPECT_EQ(flow_hash(a, HashConfig{0, kHashFiveTuple}),
+            flow_hash(b, HashConfig{0, kHashFiveTuple}));
   const HashConfig with_qp{0, kHashFiveTuple | kHashDestQp};
   EXPECT_NE(flow_hash(a, with_qp), flow_hash(b, with_qp));
 }
@@ -79,7 +80,8 @@ TEST(FlowHash, UnselectedFieldsIgnored) {
   b.sport ^= 0x1234;
   const HashConfig ips_only{9, kHashSrcIp | kHashDstIp};
   EXPECT_EQ(flow_hash(a, ips_only), flow_hash(b, ips_only));
-  EXPECT_NE(flow_hash(a, HashConfig{9, kHashFiveTuple}), flow_hash(b, HashConfig{9, kHashFiveTuple}));
+  EXPECT_NE(flow_hash(a, HashConfig{9, kHashFiveTuple}),
+            flow_hash(b, HashConfig{9, kHashFiveTuple}));
 }
 
 TEST(FlowHash, Ipv6UsesAllAddressBytes) {

@@ -1,0 +1,221 @@
+// The replay engine in-process: exact departure times in virtual time, the
+// ingress wire rule, counters.json, byte-identical reruns, bad inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "dataplane/parser.h"
+#include "dataplane/replay_engine.h"
+#include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/pcap_file.h"
+#include "test_support.h"
+
+namespace rocelb {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr uint64_t kT0 = 1'767'225'600'000'000'000ull;  // 2026-01-01, in ns
+
+struct Frame {
+  uint64_t ts_ns;
+  std::vector<uint8_t> bytes;
+};
+
+// A RoCEv2 frame from host `in_port` to `dst` with `payload` bytes.
+std::vector<uint8_t> roce(uint16_t in_port, uint32_t dst, uint16_t sport, uint32_t payload,
+                          uint32_t psn = 0) {
+  FrameSpec s;
+  s.dst_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(in_port)};
+  s.src_mac = {0x02, 0, 0, 0, 0x01, static_cast<uint8_t>(in_port)};
+  s.src_ip = ipv4_bytes(10, 0, static_cast<uint8_t>(in_port), 2);
+  s.dst_ip = ipv4_bytes(uint8_t(dst >> 24), uint8_t(dst >> 16), uint8_t(dst >> 8), uint8_t(dst));
+  s.dscp = 26;
+  s.ecn = 2;
+  s.sport = sport;
+  s.psn = psn;
+  s.payload_len = payload;
+  return build_frame(s);
+}
+
+class Replay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_THROW(test::start_eal());
+    dir_ = fs::temp_directory_path() /
+           ("rocelb-replay-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write_pcap(const std::string& name, const std::vector<Frame>& frames) {
+    const std::string path = (dir_ / name).string();
+    PcapWriter w(path);
+    for (const auto& f : frames)
+      w.write(f.ts_ns, f.bytes.data(), static_cast<uint32_t>(f.bytes.size()));
+    w.close();
+    return path;
+  }
+  static std::vector<Frame> read_pcap(const std::string& path) {
+    PcapReader r(path);
+    std::vector<Frame> out;
+    PcapRecord rec;
+    while (r.next(rec)) out.push_back({rec.ts_ns, {rec.data, rec.data + rec.caplen}});
+    return out;
+  }
+  static std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  // Runs a replay and returns counters.json; checks no mbuf is left in use.
+  Json run(const std::vector<ReplayInput>& in, const std::string& out,
+           const std::vector<std::string>& sets = {}) {
+    ReplayEngine e(SwitchConfig::build(test::default_params(sets)), 8191);
+    e.run(in, out);
+    Json j = e.counters();
+    EXPECT_EQ(mbufs_in_use(e.pool()), 0u);
+    return j;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Replay, IncastSerializesOnTheEgressWireAtPortSpeed) {
+  // Three hosts send one 1000-byte-payload frame each at the same instant to
+  // host 3: the frames leave port 3 back to back, (len + 20) * 8 / 100G apart.
+  std::vector<ReplayInput> in;
+  size_t len = 0;
+  for (uint16_t p = 0; p < 3; ++p) {
+    auto f = roce(p, 0x0a000302, 50000 + p, 1000);
+    len = f.size();
+    in.push_back({p, write_pcap("in" + std::to_string(p) + ".pcap", {{kT0 + 1000, f}})});
+  }
+  const Json j = run(in, (dir_ / "out").string());
+  const auto out3 = read_pcap((dir_ / "out" / "port3.pcap").string());
+  ASSERT_EQ(out3.size(), 3u);
+  const uint64_t wire_ps = (len + 20) * 80;
+  EXPECT_EQ(out3[0].ts_ns, kT0 + 1000);
+  EXPECT_EQ(out3[1].ts_ns, kT0 + 1000 + wire_ps / 1000);
+  EXPECT_EQ(out3[2].ts_ns, kT0 + 1000 + 2 * wire_ps / 1000);
+  // Lower ingress port first at equal times.
+  for (int i = 0; i < 3; ++i) {
+    ParsedPacket pp;
+    ASSERT_EQ(parse_frame(out3[i].bytes.data(), uint32_t(out3[i].bytes.size()),
+                          uint32_t(out3[i].bytes.size()), pp),
+              ParseResult::ok);
+    EXPECT_EQ(pp.sport, 50000 + i);
+    EXPECT_EQ(pp.ttl, 63);
+  }
+  EXPECT_EQ(j["ports"][3]["tx_packets"], 3);
+  EXPECT_EQ(j["ports"][3]["queues"][3]["watermark_bytes"], 2 * len);  // first left at once
+  EXPECT_EQ(j["totals"]["conserved"], true);
+  EXPECT_EQ(j["totals"]["queued_packets"], 0);
+}
+
+TEST_F(Replay, FramesThatWouldOverlapOnTheIngressWireArriveWhenItIsFree) {
+  // Two frames stamped at the same nanosecond into a 25G port: the second
+  // lands one wire time later; the 100G egress then shows that spacing.
+  auto a = roce(0, 0x0a000102, 1, 1000), b = roce(0, 0x0a000102, 1, 1000, 1);
+  const std::string p = write_pcap("in.pcap", {{kT0, a}, {kT0, b}});
+  run({{0, p}}, (dir_ / "out").string(), {"ports[0].speed=25G"});
+  const auto out = read_pcap((dir_ / "out" / "port1.pcap").string());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].ts_ns, kT0);
+  EXPECT_EQ(out[1].ts_ns, kT0 + (a.size() + 20) * 320 / 1000);
+}
+
+TEST_F(Replay, SameInputsGiveByteIdenticalOutputs) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < 400; ++i)
+    frames.push_back({kT0 + uint64_t(i) * 40, roce(0, 0x0a020000 + i % 37, uint16_t(49152 + i % 13),
+                                                   uint32_t(64 + (i * 97) % 4000), uint32_t(i))});
+  const std::string p0 = write_pcap("in0.pcap", frames);
+  const std::string p1 = write_pcap("in1.pcap", frames);
+  const std::vector<ReplayInput> in = {{0, p0}, {1, p1}};
+  run(in, (dir_ / "a").string());
+  run(in, (dir_ / "b").string());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "a")) {
+    ++files;
+    EXPECT_EQ(slurp(e.path()), slurp(dir_ / "b" / e.path().filename())) << e.path().filename();
+  }
+  EXPECT_EQ(files, 9);  // eight ports + counters.json
+  EXPECT_FALSE(fs::exists(dir_ / "a" / ".rocelb-replay"));
+}
+
+TEST_F(Replay, CountersConserveEveryPacket) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < 200; ++i) frames.push_back({kT0 + uint64_t(i), roce(0, 0x0a000302, 7, 3000)});
+  auto ttl1 = roce(0, 0x0a020001, 1, 100);
+  ttl1[14 + 8] = 1;  // TTL 1 (checksum is not checked by the switch)
+  frames.push_back({kT0 + 500, ttl1});
+  const std::string p = write_pcap("in.pcap", frames);
+  const Json j = run({{0, p}}, (dir_ / "out").string(), {"qos.queue_limit=20000"});
+  const auto& t = j["totals"];
+  EXPECT_EQ(t["rx_packets"], 201);
+  EXPECT_EQ(t["conserved"], true);
+  EXPECT_EQ(j["ports"][0]["drops"]["ttl_expired"], 1);
+  // Port 0 and port 3 run at the same speed: no queue builds, nothing drops.
+  EXPECT_EQ(j["ports"][3]["drops"]["queue_full"], 0);
+  EXPECT_EQ(j["ports"][3]["tx_packets"], 200);
+}
+
+TEST_F(Replay, BadInputsWriteNothing) {
+  const fs::path out = dir_ / "out";
+  // Not a pcap.
+  {
+    std::ofstream f(dir_ / "junk.pcap");
+    f << "this is not a capture file";
+  }
+  ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+  EXPECT_THROW(e.run({{0, (dir_ / "junk.pcap").string()}}, out.string()), ReplayError);
+  EXPECT_THROW(e.run({{0, (dir_ / "missing.pcap").string()}}, out.string()), ReplayError);
+  // A port the config lacks.
+  const std::string good = write_pcap("good.pcap", {{kT0, roce(0, 0x0a000102, 1, 10)}});
+  try {
+    e.run({{9, good}}, out.string());
+    ADD_FAILURE() << "port 9 accepted";
+  } catch (const ReplayError& err) {
+    EXPECT_NE(std::string(err.what()).find("port 9 is not in the config"), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(out));
+  // A truncated record found mid-run: the private folder is removed.
+  std::string bytes = slurp(good);
+  {
+    std::ofstream f(dir_ / "cut.pcap", std::ios::binary);
+    f << bytes << bytes.substr(24, 30);  // a second record header and a few bytes
+  }
+  EXPECT_THROW(e.run({{0, (dir_ / "cut.pcap").string()}}, out.string()), ReplayError);
+  ASSERT_TRUE(fs::exists(out));
+  EXPECT_TRUE(fs::is_empty(out));
+}
+
+TEST_F(Replay, NonEthernetLinkTypeIsRefused) {
+  // A pcap with link type 101 (raw IP).
+  std::string hdr(24, '\0');
+  const uint32_t magic = 0xa1b2c3d4, snap = 65535, link = 101;
+  std::memcpy(&hdr[0], &magic, 4);
+  hdr[4] = 2, hdr[6] = 4;
+  std::memcpy(&hdr[16], &snap, 4);
+  std::memcpy(&hdr[20], &link, 4);
+  {
+    std::ofstream f(dir_ / "raw.pcap", std::ios::binary);
+    f << hdr;
+  }
+  ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+  try {
+    e.run({{0, (dir_ / "raw.pcap").string()}}, (dir_ / "out").string());
+    ADD_FAILURE() << "raw IP accepted";
+  } catch (const ReplayError& err) {
+    EXPECT_NE(std::string(err.what()).find("not Ethernet"), std::string::npos) << err.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+}  // namespace
+}  // namespace rocelb

@@ -1,0 +1,141 @@
+// Port scheduler: strict priority first, byte-accurate DWRR, PFC-blocked
+// classes skipped; through Dataplane::dequeue, exact departure times.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "test_support.h"
+
+namespace rocelb {
+namespace {
+
+class Scheduler : public test::DpdkTest {
+ protected:
+  // Dequeues `budget` bytes from port 4 and returns bytes sent per class.
+  std::array<uint64_t, 8> drain(uint64_t budget) {
+    std::array<uint64_t, 8> per{};
+    uint64_t total = 0, now = 0;
+    PortTx& t = dp_->tx(4);
+    while (total < budget) {
+      rte_mbuf* m = nullptr;
+      uint64_t start = 0;
+      if (dp_->dequeue(4, now, &m, &start, 1) != 1) break;
+      now = t.shaper.wire_free_ps();
+      per[class_of(m)] += m->pkt_len;
+      total += m->pkt_len;
+      rte_pktmbuf_free(m);
+    }
+    return per;
+  }
+  // Tests mark each packet's class in its first byte.
+  static int class_of(const rte_mbuf* m) { return *rte_pktmbuf_mtod(m, const uint8_t*); }
+  // Queues `count` packets of random sizes 64..1500 on (port, tc).
+  void fill_marked(uint16_t port, int tc, int count, std::mt19937& rng) {
+    std::uniform_int_distribution<uint32_t> size(64, 1500);
+    for (int i = 0; i < count; ++i) {
+      std::vector<uint8_t> b(size(rng), 0);
+      b[0] = static_cast<uint8_t>(tc);
+      ASSERT_TRUE(dp_->tx(port).queues[tc].enqueue(mbuf(b)));
+    }
+  }
+};
+
+TEST_F(Scheduler, DwrrSharesFollowWeightsWithinTwoPercent) {
+  struct Case {
+    std::string weights;
+    std::vector<std::pair<int, double>> share;
+  };
+  const std::vector<Case> cases = {
+      {"{0: 50, 3: 50}", {{0, 0.5}, {3, 0.5}}},
+      {"{0: 70, 3: 30}", {{0, 0.7}, {3, 0.3}}},
+      {"{0: 10, 1: 20, 3: 40}", {{0, 1.0 / 7}, {1, 2.0 / 7}, {3, 4.0 / 7}}},
+      {"{0: 1, 2: 3}", {{0, 0.25}, {2, 0.75}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.weights);
+    make_dataplane(
+        test::default_params({"qos.scheduler.weights=" + c.weights, "qos.queue_limit=100MB"}));
+    std::mt19937 rng(11);
+    for (const auto& [tc, share] : c.share) fill_marked(4, tc, 2000, rng);
+    const auto per = drain(1'000'000);
+    uint64_t total = 0;
+    for (auto b : per) total += b;
+    for (const auto& [tc, share] : c.share)
+      EXPECT_NEAR(double(per[tc]) / double(total), share, 0.02) << "class " << tc;
+    dp_.reset();
+  }
+}
+
+TEST_F(Scheduler, StrictClassGoesFirstAndBlockedClassesWait) {
+  make_dataplane(test::default_params());  // class 6 strict, 0 and 3 DWRR 50/50
+  std::mt19937 rng(3);
+  fill_marked(4, 0, 10, rng);
+  fill_marked(4, 3, 10, rng);
+  fill_marked(4, 6, 5, rng);
+  PortTx& t = dp_->tx(4);
+  // The five strict packets leave first.
+  for (int i = 0; i < 5; ++i) {
+    rte_mbuf* m = nullptr;
+    uint64_t s = 0;
+    ASSERT_EQ(dp_->dequeue(4, uint64_t(i) * 1'000'000, &m, &s, 1), 1);
+    EXPECT_EQ(class_of(m), 6);
+    rte_pktmbuf_free(m);
+  }
+  // Class 3 paused (as by received PFC): only class 0 leaves.
+  t.blocked = 1u << 3;
+  for (int i = 0; i < 10; ++i) {
+    rte_mbuf* m = nullptr;
+    uint64_t s = 0;
+    ASSERT_EQ(dp_->dequeue(4, uint64_t(10 + i) * 1'000'000, &m, &s, 1), 1);
+    EXPECT_EQ(class_of(m), 0);
+    rte_pktmbuf_free(m);
+  }
+  rte_mbuf* m = nullptr;
+  uint64_t s = 0;
+  EXPECT_EQ(dp_->dequeue(4, 100'000'000, &m, &s, 1), 0);
+  t.blocked = 0;
+  EXPECT_EQ(dp_->dequeue(4, 200'000'000, &m, &s, 1), 1);
+  EXPECT_EQ(class_of(m), 3);
+  rte_pktmbuf_free(m);
+}
+
+TEST_F(Scheduler, DeparturesAreExactlyBackToBackAtPortSpeed) {
+  make_dataplane(test::default_params({"ports[4].speed=25G"}));
+  std::vector<uint32_t> sizes = {1000, 64, 1500, 4000};
+  for (uint32_t len : sizes) ASSERT_TRUE(dp_->tx(4).queues[0].enqueue(mbuf_of_size(len)));
+  rte_mbuf* out[8];
+  uint64_t start[8];
+  // All four are ready at t = 1 us; the shaper spaces them at 25 Gb/s.
+  ASSERT_EQ(dp_->dequeue(4, 1'000'000, out, start, 8), 1);  // burst 0: one at a time
+  uint64_t expect = 1'000'000;
+  EXPECT_EQ(start[0], expect);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    expect += (sizes[i - 1] + 20) * 320;  // ps per byte at 25 Gb/s
+    const uint64_t now = dp_->tx(4).shaper.wire_free_ps();
+    EXPECT_EQ(now, expect);
+    rte_pktmbuf_free(out[0]);
+    ASSERT_EQ(dp_->dequeue(4, now, out, start, 8), 1);
+    EXPECT_EQ(start[0], expect);
+  }
+  rte_pktmbuf_free(out[0]);
+}
+
+TEST_F(Scheduler, TailDropAtTheByteLimitAndWatermark) {
+  make_dataplane(test::default_params({"qos.queue_limit=5000"}));
+  EgressQueue& q = dp_->tx(5).queues[3];
+  EXPECT_TRUE(q.enqueue(mbuf_of_size(2000)));
+  EXPECT_TRUE(q.enqueue(mbuf_of_size(3000)));
+  rte_mbuf* extra = mbuf_of_size(64);
+  EXPECT_FALSE(q.enqueue(extra));  // 5064 > 5000
+  rte_pktmbuf_free(extra);
+  EXPECT_EQ(q.depth_bytes(), 5000u);
+  EXPECT_EQ(q.depth_packets(), 2u);
+  EXPECT_EQ(q.watermark_bytes(), 5000u);
+  rte_pktmbuf_free(q.pop());
+  EXPECT_EQ(q.depth_bytes(), 3000u);
+  EXPECT_EQ(q.watermark_bytes(), 5000u);
+  EXPECT_EQ(q.dequeued_packets(), 1u);
+}
+
+}  // namespace
+}  // namespace rocelb
