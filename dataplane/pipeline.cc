@@ -5,13 +5,14 @@
 #include "dataplane/parser.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
+#include "dataplane/wire/mac_control.h"
 #include "lb/flow_hash.h"
 
 namespace rocelb {
 namespace {
 
 constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-constexpr uint8_t kPfcDest[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+
 
 inline void drop(PortCounters& pc, DropReason r, rte_mbuf* m) {
   pc.drop(r);
@@ -114,7 +115,7 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
 
     const bool to_port = std::memcmp(p.dst_mac, iport.mac, 6) == 0;
     const bool bcast = !to_port && std::memcmp(p.dst_mac, kBroadcast, 6) == 0;
-    const bool pfc_dest = !to_port && std::memcmp(p.dst_mac, kPfcDest, 6) == 0;
+    const bool pfc_dest = !to_port && std::memcmp(p.dst_mac, kMacControlDstMac.data(), 6) == 0;
     const bool accepted = to_port || bcast || (pfc_dest && p.kind == L3Kind::kMacControl) ||
                           (iport.promiscuous && !(p.dst_mac[0] & 1));
     if (!accepted) {

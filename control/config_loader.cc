@@ -1,0 +1,764 @@
+#include "control/config_loader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include "control/units.h"
+#include "control/yaml_override.h"
+#include "control/yaml_util.h"
+
+namespace rocelb {
+namespace {
+
+using Node = YAML::Node;
+
+constexpr uint64_t kDefaultQueueLimitBytes = 4'000'000;
+constexpr uint64_t kMinQueueLimitBytes = 64;
+constexpr uint64_t kMaxQueueLimitBytes = 1'000'000'000;
+constexpr uint64_t kMinSpeedBps = 1'000'000;
+constexpr uint64_t kMaxSpeedBps = 1'600'000'000'000;
+constexpr size_t kMaxGroupMembers = 256;
+constexpr uint64_t kMaxWeight = 100;
+constexpr uint64_t kMaxMemberWeight = 65535;
+constexpr size_t kMaxNameLength = 64;
+constexpr const char* kNameRule = "must match [A-Za-z0-9_.-]+ (1..64 characters)";
+
+std::string range_text(uint64_t lo, uint64_t hi) {
+  return std::to_string(lo) + ".." + std::to_string(hi);
+}
+
+std::string join_names(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+bool is_valid_name(std::string_view s) {
+  if (s.empty() || s.size() > kMaxNameLength) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// An integer as the config writes it: decimal or 0x hex, optional '-' (only so
+// that "-1" is reported as out of range rather than as not a number).
+struct IntText {
+  bool ok = false;
+  bool negative = false;
+  bool overflow = false;
+  uint64_t value = 0;
+};
+
+IntText parse_int_text(std::string_view s) {
+  IntText r;
+  if (!s.empty() && s[0] == '-') {
+    r.negative = true;
+    s.remove_prefix(1);
+  }
+  unsigned base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return r;
+  for (char c : s) {
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = unsigned(c - '0');
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
+      d = unsigned(c - 'a' + 10);
+    } else if (base == 16 && c >= 'A' && c <= 'F') {
+      d = unsigned(c - 'A' + 10);
+    } else {
+      return r;
+    }
+    if (r.value > (UINT64_MAX - d) / base) r.overflow = true;
+    r.value = r.value * base + d;
+  }
+  r.ok = true;
+  return r;
+}
+
+// Host bits of an interface address: all zero (network) or all one (broadcast).
+bool host_bits_all(const IpPrefix& p, bool ones) {
+  unsigned total = p.addr.is_v4() ? 32 : 128;
+  for (unsigned bit = p.len; bit < total; ++bit) {
+    bool set = p.addr.b[bit / 8] & (0x80 >> (bit % 8));
+    if (set != ones) return false;
+  }
+  return true;
+}
+
+bool overlaps(const IpPrefix& a, const IpPrefix& b) {
+  if (a.addr.family != b.addr.family) return false;
+  IpPrefix shorter = a.len <= b.len ? a : b;
+  const IpAddr& other = a.len <= b.len ? b.addr : a.addr;
+  return shorter.contains(other);
+}
+
+class Validator;
+
+// The entries of one YAML map whose keys are a fixed schema: checks that it is
+// a map, that every key is known and none is repeated.
+class Fields {
+ public:
+  Fields(const Validator& v, const Node& node, std::string path,
+         std::vector<std::string_view> known);
+
+  // The value of an optional key; absent or null → nullopt.
+  std::optional<Node> get(std::string_view key) const {
+    for (const auto& [name, value] : entries_)
+      if (name == key) return value.IsNull() ? std::nullopt : std::optional<Node>(value);
+    return std::nullopt;
+  }
+  // The value of a required key (null is passed on for the value check).
+  Node require(std::string_view key) const;
+  void require_all(std::initializer_list<std::string_view> keys) const {
+    for (auto k : keys) require(k);
+  }
+  std::string at(std::string_view key) const { return join_path(path_, key); }
+
+ private:
+  const Validator& v_;
+  std::string path_;
+  std::vector<std::pair<std::string, Node>> entries_;
+};
+
+class Validator {
+ public:
+  Validator(std::string source, std::vector<AppliedOverride> overrides)
+      : source_(std::move(source)), overrides_(std::move(overrides)) {}
+
+  ConfigParams run(const Node& root);
+
+  // One line: "<source>: <path>: <msg>", where <source> is the override that
+  // created or changed `path` (or one of `related`), else the file.
+  [[noreturn]] void fail(const std::string& path, const std::string& msg,
+                         const std::vector<std::string>& related = {}) const {
+    const AppliedOverride* o = override_for(path);
+    for (const auto& r : related)
+      if (!o) o = override_for(r);
+    std::string out = o ? "--set " + o->text : source_;
+    out += ": ";
+    if (!path.empty()) out += path + ": ";
+    throw ConfigError(out + msg);
+  }
+  [[noreturn]] void fail_value(const std::string& path, const Node& n, const std::string& rule,
+                               const std::vector<std::string>& related = {}) const {
+    fail(path, yaml_show(n) + ": " + rule, related);
+  }
+  [[noreturn]] void fail_type(const std::string& path, const Node& n,
+                              const std::string& expected) const {
+    std::string exp = expected + (path.empty() ? " at the top level" : "");
+    if (n.IsScalar()) fail(path, yaml_show(n) + ": expected " + exp);
+    fail(path, "expected " + exp + ", found " + yaml_kind(n));
+  }
+
+  void expect_map(const Node& n, const std::string& path) const {
+    if (!n.IsMap()) fail_type(path, n, "a map");
+  }
+  void expect_list(const Node& n, const std::string& path) const {
+    if (!n.IsSequence()) fail_type(path, n, "a list");
+  }
+
+  // Calls fn(key, value, entry_path) for each entry of a map with free-form
+  // keys (group names, DSCP values…), rejecting non-scalar or repeated keys.
+  template <typename Fn>
+  void for_each_entry(const Node& n, const std::string& path, Fn fn) const {
+    expect_map(n, path);
+    std::vector<std::string> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (!it->first.IsScalar())
+        fail(path, "keys must be scalars, found " + yaml_kind(it->first) + " as a key");
+      const std::string& key = it->first.Scalar();
+      std::string entry = join_path(path, key);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(entry, "duplicate key");
+      seen.push_back(key);
+      fn(key, it->second, entry);
+    }
+  }
+
+  const std::string& scalar(const Node& n, const std::string& path, const char* expected) const {
+    if (!n.IsScalar()) fail_type(path, n, expected);
+    return n.Scalar();
+  }
+
+  std::string get_string(const Node& n, const std::string& path) const {
+    return scalar(n, path, "a string");
+  }
+
+  std::string get_name(const Node& n, const std::string& path, const char* what) const {
+    std::string s = get_string(n, path);
+    if (!is_valid_name(s)) fail_value(path, n, std::string(what) + " " + kNameRule);
+    return s;
+  }
+
+  bool get_bool(const Node& n, const std::string& path) const {
+    const std::string& s = scalar(n, path, "true or false");
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+    fail_value(path, n, "must be true or false");
+  }
+
+  uint64_t get_uint(const Node& n, const std::string& path, uint64_t lo, uint64_t hi,
+                    std::string_view what) const {
+    IntText t = parse_int_text(scalar(n, path, "an integer"));
+    if (!t.ok) fail_value(path, n, std::string(what) + " must be an integer " + range_text(lo, hi));
+    if ((t.negative && t.value != 0) || t.overflow || t.value < lo || t.value > hi)
+      fail_value(path, n, std::string(what) + " must be " + range_text(lo, hi));
+    return t.value;
+  }
+
+  // A map key that must be an integer in lo..hi; the error names the entry.
+  uint64_t key_uint(const std::string& key, const std::string& entry_path, uint64_t lo, uint64_t hi,
+                    std::string_view what) const {
+    IntText t = parse_int_text(key);
+    if (!t.ok) fail(entry_path, std::string(what) + " must be an integer " + range_text(lo, hi));
+    if ((t.negative && t.value != 0) || t.overflow || t.value < lo || t.value > hi)
+      fail(entry_path, std::string(what) + " must be " + range_text(lo, hi));
+    return t.value;
+  }
+
+  uint8_t get_tc(const Node& n, const std::string& path) const {
+    return static_cast<uint8_t>(get_uint(n, path, 0, kNumTrafficClasses - 1, "traffic class"));
+  }
+
+  MacAddr get_mac(const Node& n, const std::string& path) const {
+    MacAddr m;
+    if (!parse_mac(scalar(n, path, "a MAC address"), m))
+      fail_value(path, n, "not a MAC address (expected 6 hex pairs, e.g. 02:00:00:00:00:01)");
+    if (m.is_zero()) fail_value(path, n, "MAC must not be all-zero");
+    if (m.is_multicast()) fail_value(path, n, "MAC must be unicast (the multicast bit is set)");
+    return m;
+  }
+
+  IpAddr get_ip(const Node& n, const std::string& path) const {
+    IpAddr a;
+    if (!parse_ip(scalar(n, path, "an IP address"), a)) fail_value(path, n, "not an IP address");
+    return a;
+  }
+
+  IpPrefix get_prefix(const Node& n, const std::string& path) const {
+    IpPrefix p;
+    std::string why;
+    if (!parse_prefix(scalar(n, path, "an IP prefix"), p, &why)) fail_value(path, n, why);
+    return p;
+  }
+
+  uint64_t get_bytes(const Node& n, const std::string& path) const {
+    uint64_t v;
+    std::string why;
+    if (!parse_bytes(scalar(n, path, "a byte size"), v, &why)) fail_value(path, n, why);
+    return v;
+  }
+
+  uint64_t get_queue_limit(const Node& n, const std::string& path) const {
+    uint64_t v = get_bytes(n, path);
+    if (v < kMinQueueLimitBytes || v > kMaxQueueLimitBytes)
+      fail_value(path, n, "queue limit must be 64 B .. 1 GB");
+    return v;
+  }
+
+ private:
+  const AppliedOverride* override_for(const std::string& path) const {
+    for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it)
+      if (path_within(path, it->touched)) return &*it;
+    return nullptr;
+  }
+
+  void parse_switch(const Node& n, SwitchParams& out) const;
+  void parse_ports(const Node& n, ConfigParams& cfg);
+  PortParams parse_port(const Node& n, const std::string& path) const;
+  IpPrefix get_interface_prefix(const Node& n, const std::string& path, int family) const;
+  SchedulerParams parse_scheduler(const Node& n, const std::string& path) const;
+  void parse_neighbors(const Node& n, ConfigParams& cfg) const;
+  void parse_groups(const Node& n, ConfigParams& cfg) const;
+  GroupParams parse_group(const Node& n, const std::string& path, const ConfigParams& cfg) const;
+  void parse_routes(const Node& n, ConfigParams& cfg) const;
+  void parse_qos(const Node& n, QosParams& out) const;
+
+  // Where each port came from in the file, by id (ports are sorted later).
+  std::string port_path(uint16_t id) const { return port_paths_.at(id); }
+
+  std::string source_;
+  std::vector<AppliedOverride> overrides_;
+  std::map<uint16_t, std::string> port_paths_;
+};
+
+Fields::Fields(const Validator& v, const Node& node, std::string path,
+               std::vector<std::string_view> known)
+    : v_(v), path_(std::move(path)) {
+  v.expect_map(node, path_);
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar())
+      v.fail(path_, "keys must be strings, found " + yaml_kind(it->first) + " as a key");
+    std::string name = it->first.Scalar();
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      v.fail(join_path(path_, name), "unknown key (known: " + join_names(known) + ")");
+    for (const auto& e : entries_)
+      if (e.first == name) v.fail(join_path(path_, name), "duplicate key");
+    entries_.emplace_back(std::move(name), it->second);
+  }
+}
+
+Node Fields::require(std::string_view key) const {
+  for (const auto& [name, value] : entries_)
+    if (name == key) return value;
+  v_.fail(path_, "missing required key " + quote(key));
+}
+
+ConfigParams Validator::run(const Node& root) {
+  ConfigParams cfg;
+  cfg.source = source_;
+  // An empty document is an empty map: it then lacks "ports".
+  Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
+  Fields f(*this, top, "", {"switch", "ports", "neighbors", "groups", "routes", "qos"});
+  f.require_all({"ports"});
+  if (auto n = f.get("switch")) parse_switch(*n, cfg.sw);
+  parse_ports(f.require("ports"), cfg);
+  if (auto n = f.get("neighbors")) parse_neighbors(*n, cfg);
+  if (auto n = f.get("groups")) parse_groups(*n, cfg);
+  if (auto n = f.get("routes")) parse_routes(*n, cfg);
+  if (auto n = f.get("qos")) {
+    parse_qos(*n, cfg.qos);
+  } else {
+    cfg.qos.queue_limit_bytes.fill(kDefaultQueueLimitBytes);
+  }
+  std::sort(cfg.ports.begin(), cfg.ports.end(),
+            [](const PortParams& a, const PortParams& b) { return a.id < b.id; });
+  std::sort(cfg.groups.begin(), cfg.groups.end(),
+            [](const GroupParams& a, const GroupParams& b) { return a.name < b.name; });
+  return cfg;
+}
+
+void Validator::parse_switch(const Node& n, SwitchParams& out) const {
+  Fields f(*this, n, "switch", {"name", "hash_seed"});
+  if (auto v = f.get("name")) out.name = get_name(*v, f.at("name"), "switch name");
+  if (auto v = f.get("hash_seed")) {
+    IntText t = parse_int_text(scalar(*v, f.at("hash_seed"), "an integer"));
+    if (!t.ok || t.negative || t.overflow)
+      fail_value(f.at("hash_seed"), *v,
+                 "hash seed must be an unsigned 64-bit integer (decimal or 0x hex)");
+    out.hash_seed = t.value;
+  }
+}
+
+IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path, int family) const {
+  IpPrefix p = get_prefix(n, path);
+  unsigned max_len = family == 4 ? 32 : 128;
+  if (p.addr.family != family)
+    fail_value(path, n, family == 4 ? "must be an IPv4 address" : "must be an IPv6 address");
+  if (p.len < 1) fail_value(path, n, "prefix length must be 1.." + std::to_string(max_len));
+  if (family == 4 && p.len <= 30) {
+    if (host_bits_all(p, false))
+      fail_value(path, n, "interface address must not be the network address of its subnet");
+    if (host_bits_all(p, true))
+      fail_value(path, n, "interface address must not be the broadcast address of its subnet");
+  }
+  return p;
+}
+
+PortParams Validator::parse_port(const Node& n, const std::string& path) const {
+  Fields f(*this, n, path,
+           {"id", "name", "speed", "mac", "ipv4", "ipv6", "device", "promiscuous", "scheduler"});
+  f.require_all({"id", "speed", "mac"});
+  PortParams p;
+  p.id = static_cast<uint16_t>(get_uint(f.require("id"), f.at("id"), 0, kMaxPorts - 1, "port id"));
+  p.name = "port" + std::to_string(p.id);
+  if (auto v = f.get("name")) p.name = get_name(*v, f.at("name"), "port name");
+
+  Node speed = f.require("speed");
+  std::string why;
+  if (!parse_speed_bps(scalar(speed, f.at("speed"), "a speed"), p.speed_bps, &why))
+    fail_value(f.at("speed"), speed, why);
+  if (p.speed_bps < kMinSpeedBps || p.speed_bps > kMaxSpeedBps)
+    fail_value(f.at("speed"), speed, "speed must be 1 Mb/s .. 1.6 Tb/s");
+
+  p.mac = get_mac(f.require("mac"), f.at("mac"));
+  if (auto v = f.get("ipv4")) p.ipv4 = get_interface_prefix(*v, f.at("ipv4"), 4);
+  if (auto v = f.get("ipv6")) p.ipv6 = get_interface_prefix(*v, f.at("ipv6"), 6);
+  if (auto v = f.get("device")) p.device = get_string(*v, f.at("device"));
+  if (auto v = f.get("promiscuous")) p.promiscuous = get_bool(*v, f.at("promiscuous"));
+  if (auto v = f.get("scheduler")) p.scheduler = parse_scheduler(*v, f.at("scheduler"));
+  return p;
+}
+
+void Validator::parse_ports(const Node& n, ConfigParams& cfg) {
+  if (!n.IsSequence()) fail_type("ports", n, "a non-empty list");
+  if (n.size() == 0) fail("ports", "must list at least one port");
+  if (n.size() > size_t(kMaxPorts))
+    fail("ports", "at most " + std::to_string(kMaxPorts) + " ports (found " +
+                      std::to_string(n.size()) + ")");
+  for (size_t i = 0; i < n.size(); ++i) {
+    std::string path = index_path("ports", i);
+    PortParams p = parse_port(n[i], path);
+    for (size_t j = 0; j < cfg.ports.size(); ++j) {
+      const PortParams& q = cfg.ports[j];
+      std::string qpath = index_path("ports", j);
+      const Node mine = n[i];
+      if (q.id == p.id)
+        fail_value(path + ".id", mine["id"], "duplicate port id (also " + qpath + ")",
+                   {qpath + ".id"});
+      if (q.name == p.name)
+        fail(path + ".name", quote(p.name) + ": duplicate port name (also " + qpath + ")",
+             {qpath + ".name", qpath});
+      if (q.mac == p.mac)
+        fail_value(path + ".mac", mine["mac"], "duplicate MAC (also " + qpath + ")",
+                   {qpath + ".mac"});
+      if (p.ipv4 && q.ipv4 && overlaps(*p.ipv4, *q.ipv4))
+        fail_value(path + ".ipv4", mine["ipv4"],
+                   "subnet overlaps port " + std::to_string(q.id) + " (" + to_string(*q.ipv4) + ")",
+                   {qpath + ".ipv4"});
+      if (p.ipv6 && q.ipv6 && overlaps(*p.ipv6, *q.ipv6))
+        fail_value(path + ".ipv6", mine["ipv6"],
+                   "subnet overlaps port " + std::to_string(q.id) + " (" + to_string(*q.ipv6) + ")",
+                   {qpath + ".ipv6"});
+    }
+    port_paths_[p.id] = path;
+    cfg.ports.push_back(std::move(p));
+  }
+}
+
+SchedulerParams Validator::parse_scheduler(const Node& n, const std::string& path) const {
+  Fields f(*this, n, path, {"strict", "weights"});
+  SchedulerParams s;
+  std::string strict_path = f.at("strict");
+  std::array<size_t, kNumTrafficClasses> strict_index{};
+  if (auto v = f.get("strict")) {
+    expect_list(*v, strict_path);
+    for (size_t i = 0; i < v->size(); ++i) {
+      std::string p = index_path(strict_path, i);
+      uint8_t tc = get_tc((*v)[i], p);
+      if (s.strict[tc])
+        fail_value(p, (*v)[i],
+                   "duplicate traffic class (also " + index_path("strict", strict_index[tc]) + ")");
+      s.strict[tc] = true;
+      strict_index[tc] = i;
+    }
+  }
+  if (auto v = f.get("weights")) {
+    std::array<bool, kNumTrafficClasses> seen{};
+    for_each_entry(*v, f.at("weights"),
+                   [&](const std::string& key, const Node& value, const std::string& entry) {
+                     auto tc = key_uint(key, entry, 0, kNumTrafficClasses - 1, "traffic class");
+                     if (seen[tc]) fail(entry, "duplicate traffic class");
+                     seen[tc] = true;
+                     if (s.strict[tc])
+                       fail(entry,
+                            "traffic class " + std::to_string(tc) +
+                                " is strict priority and cannot also have a weight",
+                            {strict_path});
+                     s.weight[tc] =
+                         static_cast<uint32_t>(get_uint(value, entry, 1, kMaxWeight, "weight"));
+                   });
+  }
+  return s;
+}
+
+void Validator::parse_neighbors(const Node& n, ConfigParams& cfg) const {
+  expect_list(n, "neighbors");
+  for (size_t i = 0; i < n.size(); ++i) {
+    std::string path = index_path("neighbors", i);
+    Fields f(*this, n[i], path, {"ip", "mac", "port"});
+    f.require_all({"ip", "mac", "port"});
+    NeighborParams nb;
+    Node ip_node = f.require("ip");
+    nb.ip = get_ip(ip_node, f.at("ip"));
+    for (size_t j = 0; j < cfg.neighbors.size(); ++j)
+      if (cfg.neighbors[j].ip == nb.ip)
+        fail_value(f.at("ip"), ip_node,
+                   "duplicate neighbor (also " + index_path("neighbors", j) + ")",
+                   {index_path("neighbors", j) + ".ip"});
+    nb.mac = get_mac(f.require("mac"), f.at("mac"));
+    Node port_node = f.require("port");
+    nb.port = static_cast<uint16_t>(get_uint(port_node, f.at("port"), 0, kMaxPorts - 1, "port id"));
+    const PortParams* port = cfg.find_port(nb.port);
+    if (!port) fail_value(f.at("port"), port_node, "not a configured port");
+
+    const std::string pid = std::to_string(port->id);
+    const char* fam = nb.ip.is_v4() ? "ipv4" : "ipv6";
+    const std::optional<IpPrefix>& subnet = nb.ip.is_v4() ? port->ipv4 : port->ipv6;
+    std::string subnet_path = join_path(port_path(port->id), fam);
+    if (!subnet)
+      fail_value(f.at("ip"), ip_node, "port " + pid + " has no " + fam + " address",
+                 {subnet_path, f.at("port")});
+    if (!subnet->contains(nb.ip))
+      fail_value(f.at("ip"), ip_node,
+                 "not in the subnet of port " + pid + " (" + to_string(*subnet) + ")",
+                 {subnet_path, f.at("port")});
+    for (const PortParams& q : cfg.ports) {
+      const std::optional<IpPrefix>& a = nb.ip.is_v4() ? q.ipv4 : q.ipv6;
+      if (a && a->addr == nb.ip)
+        fail_value(f.at("ip"), ip_node,
+                   "is the interface address of port " + std::to_string(q.id) + " itself",
+                   {join_path(port_path(q.id), fam)});
+    }
+    cfg.neighbors.push_back(nb);
+  }
+}
+
+GroupParams Validator::parse_group(const Node& n, const std::string& path,
+                                   const ConfigParams& cfg) const {
+  Fields f(*this, n, path, {"mode", "members", "hash_fields"});
+  f.require_all({"members"});
+  GroupParams g;
+  if (auto v = f.get("mode")) {
+    auto mode = lb_mode_from_string(scalar(*v, f.at("mode"), "a mode name"));
+    if (!mode) {
+      std::vector<std::string_view> names(std::begin(kLbModeNames), std::end(kLbModeNames));
+      fail_value(f.at("mode"), *v, "unknown mode (allowed: " + join_names(names) + ")");
+    }
+    g.mode = *mode;
+  }
+
+  Node members = f.require("members");
+  std::string mpath = f.at("members");
+  if (!members.IsSequence()) fail_type(mpath, members, "a non-empty list");
+  if (members.size() == 0) fail(mpath, "must list at least one member");
+  if (members.size() > kMaxGroupMembers)
+    fail(mpath, "at most " + std::to_string(kMaxGroupMembers) + " members (found " +
+                    std::to_string(members.size()) + ")");
+  for (size_t i = 0; i < members.size(); ++i) {
+    std::string ipath = index_path(mpath, i);
+    Node m = members[i];
+    GroupMemberParams gm;
+    Node via;
+    std::string via_path = ipath;
+    if (m.IsScalar()) {
+      via.reset(m);
+    } else if (m.IsMap()) {
+      Fields mf(*this, m, ipath, {"via", "weight"});
+      mf.require_all({"via"});
+      via.reset(mf.require("via"));
+      via_path = mf.at("via");
+      if (auto w = mf.get("weight"))
+        gm.weight =
+            static_cast<uint32_t>(get_uint(*w, mf.at("weight"), 1, kMaxMemberWeight, "weight"));
+    } else {
+      fail_type(ipath, m, "a neighbor IP or a map {via, weight}");
+    }
+    gm.via = get_ip(via, via_path);
+    if (!cfg.find_neighbor(gm.via)) fail_value(via_path, via, "not a configured neighbor");
+    for (size_t j = 0; j < g.members.size(); ++j)
+      if (g.members[j].via == gm.via)
+        fail_value(via_path, via, "duplicate member (also " + index_path("members", j) + ")",
+                   {index_path(mpath, j)});
+    g.members.push_back(gm);
+  }
+
+  if (auto v = f.get("hash_fields")) {
+    std::string hpath = f.at("hash_fields");
+    expect_list(*v, hpath);
+    if (v->size() == 0) fail(hpath, "must list at least one field");
+    std::vector<std::string_view> allowed;
+    for (const auto& h : kHashFieldNames) allowed.push_back(h.name);
+    g.hash_fields = 0;
+    std::vector<std::string> seen;
+    for (size_t i = 0; i < v->size(); ++i) {
+      std::string p = index_path(hpath, i);
+      Node item = (*v)[i];
+      std::string name = scalar(item, p, "a hash field name");
+      auto it = std::find_if(std::begin(kHashFieldNames), std::end(kHashFieldNames),
+                             [&](const HashFieldName& h) { return h.name == name; });
+      if (it == std::end(kHashFieldNames))
+        fail_value(p, item, "unknown hash field (allowed: " + join_names(allowed) + ")");
+      auto dup = std::find(seen.begin(), seen.end(), name);
+      if (dup != seen.end())
+        fail_value(p, item,
+                   "duplicate hash field (also " +
+                       index_path("hash_fields", size_t(dup - seen.begin())) + ")");
+      seen.push_back(name);
+      g.hash_fields |= it->field;
+    }
+  }
+  return g;
+}
+
+void Validator::parse_groups(const Node& n, ConfigParams& cfg) const {
+  for_each_entry(n, "groups",
+                 [&](const std::string& key, const Node& value, const std::string& entry) {
+                   if (!is_valid_name(key)) fail(entry, std::string("group name ") + kNameRule);
+                   GroupParams g = parse_group(value, entry, cfg);
+                   g.name = key;
+                   cfg.groups.push_back(std::move(g));
+                 });
+}
+
+void Validator::parse_routes(const Node& n, ConfigParams& cfg) const {
+  expect_list(n, "routes");
+  for (size_t i = 0; i < n.size(); ++i) {
+    std::string path = index_path("routes", i);
+    Fields f(*this, n[i], path, {"prefix", "group", "via", "port"});
+    f.require_all({"prefix"});
+    RouteParams r;
+    Node prefix = f.require("prefix");
+    r.prefix = get_prefix(prefix, f.at("prefix"));
+    if (!r.prefix.is_canonical())
+      fail_value(f.at("prefix"), prefix, "host bits set beyond /" + std::to_string(r.prefix.len));
+    for (size_t j = 0; j < cfg.routes.size(); ++j)
+      if (cfg.routes[j].prefix == r.prefix)
+        fail_value(f.at("prefix"), prefix,
+                   "duplicate prefix (also " + index_path("routes", j) + ")",
+                   {index_path("routes", j) + ".prefix"});
+
+    std::vector<std::string_view> targets;
+    for (std::string_view k : {"group", "via", "port"})
+      if (f.get(k)) targets.push_back(k);
+    if (targets.size() != 1) {
+      std::string found = "none";
+      if (!targets.empty()) {
+        found = std::string(targets[0]);
+        for (size_t t = 1; t < targets.size(); ++t)
+          found += (t + 1 == targets.size() ? " and " : ", ") + std::string(targets[t]);
+      }
+      fail(path, "needs exactly one of group, via, port (found " + found + ")");
+    }
+    if (auto v = f.get("group")) {
+      r.target = RouteTarget::kGroup;
+      r.group = get_string(*v, f.at("group"));
+      if (!cfg.find_group(r.group)) {
+        std::vector<std::string_view> names;
+        for (const auto& g : cfg.groups) names.push_back(g.name);
+        std::sort(names.begin(), names.end());
+        fail_value(f.at("group"), *v,
+                   names.empty() ? "no such group (no groups are defined)"
+                                 : "no such group (groups: " + join_names(names) + ")");
+      }
+    } else if (auto v = f.get("via")) {
+      r.target = RouteTarget::kVia;
+      r.via = get_ip(*v, f.at("via"));
+      if (!cfg.find_neighbor(r.via)) fail_value(f.at("via"), *v, "not a configured neighbor");
+    } else if (auto v = f.get("port")) {
+      r.target = RouteTarget::kPort;
+      r.port = static_cast<uint16_t>(get_uint(*v, f.at("port"), 0, kMaxPorts - 1, "port id"));
+      if (!cfg.find_port(r.port)) fail_value(f.at("port"), *v, "not a configured port");
+    }
+    cfg.routes.push_back(std::move(r));
+  }
+}
+
+void Validator::parse_qos(const Node& n, QosParams& q) const {
+  Fields f(*this, n, "qos",
+           {"trust", "default_tc", "dscp_to_tc", "pcp_to_tc", "scheduler", "queue_limit",
+            "queue_limits"});
+  if (auto v = f.get("trust")) {
+    const std::string& s = scalar(*v, f.at("trust"), "dscp or pcp");
+    if (s == "dscp") {
+      q.trust = Trust::kDscp;
+    } else if (s == "pcp") {
+      q.trust = Trust::kPcp;
+    } else {
+      fail_value(f.at("trust"), *v, "must be dscp or pcp");
+    }
+  }
+  if (auto v = f.get("default_tc")) q.default_tc = get_tc(*v, f.at("default_tc"));
+  q.dscp_to_tc.fill(q.default_tc);
+  q.pcp_to_tc.fill(q.default_tc);
+  if (auto v = f.get("dscp_to_tc")) {
+    std::array<bool, 64> seen{};
+    for_each_entry(*v, f.at("dscp_to_tc"),
+                   [&](const std::string& key, const Node& value, const std::string& entry) {
+                     auto dscp = key_uint(key, entry, 0, 63, "DSCP");
+                     if (seen[dscp]) fail(entry, "duplicate DSCP " + std::to_string(dscp));
+                     seen[dscp] = true;
+                     q.dscp_to_tc[dscp] = get_tc(value, entry);
+                   });
+  }
+  if (auto v = f.get("pcp_to_tc")) {
+    std::array<bool, 8> seen{};
+    for_each_entry(*v, f.at("pcp_to_tc"),
+                   [&](const std::string& key, const Node& value, const std::string& entry) {
+                     auto pcp = key_uint(key, entry, 0, 7, "PCP");
+                     if (seen[pcp]) fail(entry, "duplicate PCP " + std::to_string(pcp));
+                     seen[pcp] = true;
+                     q.pcp_to_tc[pcp] = get_tc(value, entry);
+                   });
+  }
+  if (auto v = f.get("scheduler")) q.scheduler = parse_scheduler(*v, f.at("scheduler"));
+  uint64_t limit = kDefaultQueueLimitBytes;
+  if (auto v = f.get("queue_limit")) limit = get_queue_limit(*v, f.at("queue_limit"));
+  q.queue_limit_bytes.fill(limit);
+  if (auto v = f.get("queue_limits")) {
+    std::array<bool, kNumTrafficClasses> seen{};
+    for_each_entry(*v, f.at("queue_limits"),
+                   [&](const std::string& key, const Node& value, const std::string& entry) {
+                     auto tc = key_uint(key, entry, 0, kNumTrafficClasses - 1, "traffic class");
+                     if (seen[tc]) fail(entry, "duplicate traffic class");
+                     seen[tc] = true;
+                     q.queue_limit_bytes[tc] = get_queue_limit(value, entry);
+                   });
+  }
+}
+
+std::vector<AppliedOverride> apply_overrides(YAML::Node& root,
+                                             const std::vector<std::string>& overrides) {
+  std::vector<AppliedOverride> applied;
+  for (const auto& o : overrides) applied.push_back(apply_override(root, o));
+  return applied;
+}
+
+}  // namespace
+
+ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
+                              const std::vector<std::string>& overrides) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(yaml_text);
+  } catch (const YAML::Exception& e) {
+    std::string where = source_name;
+    if (!e.mark.is_null())
+      where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+    throw ConfigError(where + ": invalid YAML: " + e.msg);
+  }
+  if (docs.size() > 1)
+    throw ConfigError(source_name + ": expected one YAML document, found " +
+                      std::to_string(docs.size()));
+  YAML::Node root = docs.empty() ? YAML::Node(YAML::NodeType::Null) : docs[0];
+  try {
+    std::vector<AppliedOverride> applied = apply_overrides(root, overrides);
+    return Validator(source_name, std::move(applied)).run(root);
+  } catch (const YAML::Exception& e) {
+    // Not expected (every access is checked first); still one clear line.
+    throw ConfigError(source_name + ": " + e.msg);
+  }
+}
+
+ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+  auto cannot = [&](int err) {
+    return ConfigError("cannot read config file " + quote(path) + ": " + std::strerror(err));
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw cannot(errno);
+  std::string text;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw cannot(err);
+    }
+    if (n == 0) break;
+    text.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return load_config_text(text, path, overrides);
+}
+
+}  // namespace rocelb

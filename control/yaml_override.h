@@ -1,0 +1,23 @@
+// "--set KEY.PATH=VALUE" overrides, applied to a parsed YAML document before
+// validation. Path segments are separated by '.', list elements are written
+// [N] ("ports[0].speed", "qos.dscp_to_tc.26"); VALUE is read as YAML, so
+// "[6,7]" is a list and "{a: 1}" a map. Missing map keys on the way are
+// created; a list index must already exist. Malformed overrides throw
+// ConfigError starting "--set KEY.PATH=VALUE: ".
+#pragma once
+
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+namespace rocelb {
+
+struct AppliedOverride {
+  std::string text;     // as the user wrote it, for messages
+  std::string path;     // the key path it sets, e.g. "ports[0].speed"
+  std::string touched;  // topmost path it created or replaced (path or one of its parents)
+};
+
+AppliedOverride apply_override(YAML::Node& root, const std::string& text);
+
+}  // namespace rocelb

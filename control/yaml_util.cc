@@ -1,0 +1,105 @@
+#include "control/yaml_util.h"
+
+#include <cstdio>
+
+namespace rocelb {
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// Integer (decimal, 0x hex, optional sign), decimal fraction, or boolean.
+bool looks_bare(std::string_view s) {
+  if (s == "true" || s == "false" || s == "True" || s == "False" || s == "TRUE" || s == "FALSE")
+    return true;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    for (char c : s.substr(2))
+      if (!is_hex(c)) return false;
+    return true;
+  }
+  size_t i = 0, digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  }
+  return digits > 0 && i == s.size();
+}
+
+}  // namespace
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string yaml_kind(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    default:
+      return "null";
+  }
+}
+
+std::string yaml_show(const YAML::Node& n) {
+  if (!n.IsScalar()) return yaml_kind(n);
+  const std::string& s = n.Scalar();
+  // Tag "?" marks a plain (unquoted, untagged) scalar.
+  if (n.Tag() == "?" && looks_bare(s)) return s;
+  return quote(s);
+}
+
+std::string join_path(std::string_view path, std::string_view key) {
+  if (path.empty()) return std::string(key);
+  std::string out(path);
+  out += '.';
+  out += key;
+  return out;
+}
+
+std::string index_path(std::string_view path, size_t index) {
+  return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+bool path_within(std::string_view path, std::string_view root) {
+  if (root.empty()) return true;
+  if (path.substr(0, root.size()) != root) return false;
+  return path.size() == root.size() || path[root.size()] == '.' || path[root.size()] == '[';
+}
+
+}  // namespace rocelb

@@ -1,0 +1,34 @@
+// Small helpers the config loader uses to talk about YAML nodes in error
+// messages: how a value is shown (strings quoted, numbers bare), what kind of
+// node was found, and how key paths are written ("ports[0].speed").
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+namespace rocelb {
+
+// `s` in double quotes, with '"', '\' and control characters escaped.
+std::string quote(std::string_view s);
+
+// A value as error messages show it: a plain number or boolean bare (5,
+// 0x5eed, true), any other scalar quoted ("100X"), else "a map", "a list" or
+// "null".
+std::string yaml_show(const YAML::Node& n);
+
+// What kind of node this is, for "expected a list, found a map": "a map",
+// "a list", "null" or "a scalar".
+std::string yaml_kind(const YAML::Node& n);
+
+// "ports" + "speed" → "ports.speed"; "" + "ports" → "ports".
+std::string join_path(std::string_view path, std::string_view key);
+// "ports" + 2 → "ports[2]".
+std::string index_path(std::string_view path, size_t index);
+
+// True when `path` is `root` or lies below it ("ports[0].speed" is below
+// "ports[0]" and "ports", not below "port").
+bool path_within(std::string_view path, std::string_view root);
+
+}  // namespace rocelb

@@ -1,0 +1,72 @@
+// 802.1Qbb priority flow control (PFC) and 802.3x PAUSE frames: encode into a
+// caller buffer, decode with a verdict, and convert pause times between
+// quanta and nanoseconds. Pure C++, no DPDK.
+//
+// Frame layout (no FCS; padded with zeros to 60 bytes):
+//   0  destination 01:80:C2:00:00:01 (6)
+//   6  source MAC (6)
+//  12  Ethertype 0x8808, MAC control (2)
+//  14  opcode (2): 0x0101 PFC, 0x0001 PAUSE
+//  PFC:   16 class-enable vector (2; bit n of the low byte enables priority n)
+//         18 eight pause times, priority 0 first (8 x 2)  -> 34 bytes used
+//  PAUSE: 16 pause time (2)                               -> 18 bytes used
+// A pause time is in quanta of 512 bit times; 0 resumes at once (XON).
+// Decoding checks, in order: length for the opcode, Ethertype, opcode,
+// destination; it needs the used bytes, not the padding. Pause times of
+// classes not enabled are returned as found (receivers ignore them).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace rocelb {
+
+inline constexpr std::array<uint8_t, 6> kPfcDstMac = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+inline constexpr uint16_t kPfcEthertype = 0x8808;
+inline constexpr uint16_t kPfcOpcode = 0x0101;
+inline constexpr uint16_t kPauseOpcode = 0x0001;
+inline constexpr size_t kPfcFrameLen = 60;  // encoded size of both kinds
+inline constexpr size_t kPfcUsedLen = 34;
+inline constexpr size_t kPauseUsedLen = 18;
+inline constexpr uint32_t kPauseQuantumBits = 512;
+inline constexpr uint16_t kMaxPauseQuanta = 65535;
+
+struct PfcFrame {
+  std::array<uint8_t, 6> src_mac{};
+  uint8_t class_enable = 0;
+  std::array<uint16_t, 8> quanta{};
+};
+
+struct PauseFrame {
+  std::array<uint8_t, 6> src_mac{};
+  uint16_t quanta = 0;
+};
+
+enum class PfcDecodeResult : uint8_t {
+  kOk,
+  kTooShort,          // fewer bytes than the opcode needs
+  kWrongEthertype,    // not 0x8808
+  kWrongOpcode,       // not the opcode asked for
+  kWrongDestination,  // not 01:80:C2:00:00:01
+};
+const char* pfc_decode_result_name(PfcDecodeResult r);
+
+// Write a 60-byte frame to buf; return 60, or 0 (nothing written) when
+// buf_len is below 60.
+size_t encode_pfc(const PfcFrame& f, uint8_t* buf, size_t buf_len);
+size_t encode_pause(const PauseFrame& f, uint8_t* buf, size_t buf_len);
+
+PfcDecodeResult decode_pfc(const uint8_t* data, size_t len, PfcFrame& out);
+PfcDecodeResult decode_pause(const uint8_t* data, size_t len, PauseFrame& out);
+
+// Pause time of `quanta` at a port speed in bits per second, in nanoseconds:
+// quanta * 512 / speed, rounded up so a paused sender never resumes early.
+// 65535 quanta at 100 Gb/s = 335539.2 ns -> 335540. Speed 0 gives 0.
+uint64_t pause_quanta_to_ns(uint16_t quanta, uint64_t speed_bps);
+
+// The quanta covering ns at that speed, rounded up and capped at 65535.
+// Speed 0 gives 0.
+uint16_t pause_ns_to_quanta(uint64_t ns, uint64_t speed_bps);
+
+}  // namespace rocelb
