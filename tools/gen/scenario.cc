@@ -1,0 +1,433 @@
+#include "tools/gen/scenario.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "control/units.h"
+#include "control/yaml_util.h"
+
+namespace rocelb {
+namespace {
+
+using Node = YAML::Node;
+
+constexpr uint64_t kMinRateBps = 1'000'000;
+constexpr uint64_t kMaxRateBps = 1'600'000'000'000ull;
+constexpr uint64_t kMaxMessageBytes = 1ull << 31;  // IBA: at most 2^31 bytes per message
+constexpr uint64_t kMaxMessages = 1'000'000;
+constexpr uint64_t kMaxCopies = 4096;
+constexpr uint64_t kMaxQp = 0xffffff;
+constexpr uint64_t kMaxPsn = 0xffffff;
+constexpr uint64_t kMaxTotalPackets = 100'000'000;
+constexpr uint64_t kMaxBaseTimeNs = 4'000'000'000ull * 1'000'000'000ull;  // year 2096
+constexpr uint64_t kMaxScenarioNs = 30ull * 86400 * 1'000'000'000ull;     // 30 days
+// Upper bound of a frame's bytes beyond its RoCE payload (Ethernet, 802.1Q,
+// IPv6, UDP, BTH, RETH, pad, ICRC) plus preamble and inter-frame gap.
+constexpr uint64_t kMaxFrameOverheadBytes = 14 + 4 + 40 + 8 + 12 + 16 + 3 + 4 + 20;
+constexpr uint16_t kRandomSportLow = 49152;
+constexpr size_t kMaxNameLength = 64;
+
+constexpr std::string_view kTopKeys[] = {"base_time", "seed", "flows"};
+constexpr std::string_view kFlowKeys[] = {
+    "name", "in_port", "src",      "dst", "sport", "dest_qp", "src_qp", "dscp",   "ecn", "pcp",
+    "op",   "message", "messages", "mtu", "rate",  "start",   "gap",    "copies", "psn"};
+
+template <size_t N>
+std::string list_names(const std::string_view (&names)[N]) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+bool valid_name(std::string_view s) {
+  if (s.empty() || s.size() > kMaxNameLength) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+// Decimal or 0x hex without sign; false on anything else or overflow.
+bool parse_uint_text(std::string_view s, uint64_t& out, bool& negative) {
+  negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  unsigned base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = unsigned(c - '0');
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
+      d = unsigned(c - 'a' + 10);
+    } else if (base == 16 && c >= 'A' && c <= 'F') {
+      d = unsigned(c - 'A' + 10);
+    } else {
+      return false;
+    }
+    if (v > (UINT64_MAX - d) / base) return false;
+    v = v * base + d;
+  }
+  out = v;
+  return true;
+}
+
+// A uniform integer in [lo, hi] by rejection, so the result depends only on
+// the mt19937_64 sequence (std::uniform_int_distribution is not portable).
+uint64_t draw(std::mt19937_64& rng, uint64_t lo, uint64_t hi) {
+  uint64_t span = hi - lo + 1;  // hi > lo here, never the full 64-bit range
+  uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+  uint64_t x;
+  do {
+    x = rng();
+  } while (x >= limit);
+  return lo + x % span;
+}
+
+std::string format_seconds(uint64_t ns) {
+  std::ostringstream os;
+  os << ns / 1'000'000'000ull << '.';
+  std::string frac = std::to_string(ns % 1'000'000'000ull);
+  os << std::string(9 - frac.size(), '0') << frac << " s";
+  return os.str();
+}
+
+class Reader {
+ public:
+  Reader(std::string source, const ConfigParams& config)
+      : source_(std::move(source)), config_(config) {}
+
+  ScenarioParams run(const Node& root, std::optional<uint64_t> seed_override);
+
+ private:
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw ScenarioError(source_ + ": " + (path.empty() ? "" : path + ": ") + msg);
+  }
+  [[noreturn]] void fail_value(const std::string& path, const Node& n,
+                               const std::string& rule) const {
+    fail(path, yaml_show(n) + ": " + rule);
+  }
+  [[noreturn]] void fail_type(const std::string& path, const Node& n,
+                              const std::string& expected) const {
+    std::string exp = expected + (path.empty() ? " at the top level" : "");
+    if (n.IsScalar()) fail(path, yaml_show(n) + ": expected " + exp);
+    fail(path, "expected " + exp + ", found " + yaml_kind(n));
+  }
+
+  // The entries of a map with a fixed set of keys, in file order.
+  template <size_t N>
+  std::vector<std::pair<std::string, Node>> entries(const Node& n, const std::string& path,
+                                                    const std::string_view (&known)[N]) const {
+    if (!n.IsMap()) fail_type(path, n, "a map");
+    std::vector<std::pair<std::string, Node>> out;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (!it->first.IsScalar())
+        fail(path, "keys must be strings, found " + yaml_kind(it->first) + " as a key");
+      std::string key = it->first.Scalar();
+      std::string at = join_path(path, key);
+      if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+        fail(at, "unknown key (known: " + list_names(known) + ")");
+      for (const auto& e : out)
+        if (e.first == key) fail(at, "duplicate key");
+      out.emplace_back(std::move(key), it->second);
+    }
+    return out;
+  }
+
+  const std::string& scalar(const Node& n, const std::string& path, const char* expected) const {
+    if (!n.IsScalar()) fail_type(path, n, expected);
+    return n.Scalar();
+  }
+
+  uint64_t get_uint(const Node& n, const std::string& path, uint64_t lo, uint64_t hi,
+                    const std::string& what) const {
+    uint64_t v = 0;
+    bool negative = false;
+    bool ok = parse_uint_text(scalar(n, path, "an integer"), v, negative);
+    std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+    if (!ok && !negative) fail_value(path, n, what + " must be an integer " + range);
+    if (!ok || (negative && v != 0) || v < lo || v > hi)
+      fail_value(path, n, what + " must be " + range);
+    return v;
+  }
+
+  uint64_t get_duration(const Node& n, const std::string& path) const {
+    uint64_t v;
+    std::string why;
+    if (!parse_duration_ns(scalar(n, path, "a duration"), v, &why)) fail_value(path, n, why);
+    return v;
+  }
+
+  IpAddr get_ip(const Node& n, const std::string& path) const {
+    IpAddr a;
+    if (!parse_ip(scalar(n, path, "an IP address"), a)) fail_value(path, n, "not an IP address");
+    return a;
+  }
+
+  // named: whether the flow has a name key (default names are not checked for
+  // duplicates).
+  FlowParams parse_flow(const Node& n, const std::string& path, size_t index, bool& named) const;
+  void check_duration(const FlowParams& f, const std::string& path) const;
+
+  std::string source_;
+  const ConfigParams& config_;
+};
+
+ScenarioParams Reader::run(const Node& root, std::optional<uint64_t> seed_override) {
+  ScenarioParams sc;
+  sc.source = source_;
+  Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
+  std::optional<Node> flows_entry;
+  for (const auto& [key, value] : entries(top, "", kTopKeys)) {
+    if (key == "base_time") {
+      sc.base_time_ns = get_duration(value, key);
+      if (sc.base_time_ns > kMaxBaseTimeNs)
+        fail_value(key, value, "base time must be at most 4000000000s (pcap seconds are 32-bit)");
+    } else if (key == "seed") {
+      bool negative = false;
+      if (!parse_uint_text(scalar(value, key, "an integer"), sc.seed, negative) || negative)
+        fail_value(key, value, "seed must be an unsigned 64-bit integer (decimal or 0x hex)");
+    } else {
+      flows_entry = value;
+    }
+  }
+  if (!flows_entry) fail("", "missing required key \"flows\"");
+  const Node& flows = *flows_entry;
+  if (!flows.IsSequence()) fail_type("flows", flows, "a non-empty list");
+  if (flows.size() == 0) fail("flows", "must list at least one flow");
+
+  for (size_t i = 0; i < flows.size(); ++i) {
+    std::string path = index_path("flows", i);
+    bool named = false;
+    FlowParams f = parse_flow(flows[i], path, i, named);
+    for (size_t j = 0; j < sc.flows.size() && named; ++j)
+      if (sc.flows[j].name == f.name)
+        fail(path + ".name",
+             quote(f.name) + ": duplicate flow name (also " + index_path("flows", j) + ")");
+    sc.flows.push_back(std::move(f));
+  }
+
+  uint64_t total = 0;
+  for (const auto& f : sc.flows) total += f.packets() * f.copies;  // each term < 2^56
+  if (total > kMaxTotalPackets)
+    fail("flows", "the scenario would produce " + std::to_string(total) + " packets (at most " +
+                      std::to_string(kMaxTotalPackets) + ")");
+
+  if (seed_override) sc.seed = *seed_override;
+  std::mt19937_64 rng(sc.seed);
+  for (auto& f : sc.flows)
+    if (f.random_sport)
+      f.sport = static_cast<uint16_t>(draw(rng, kRandomSportLow, 65536 - f.copies));
+  return sc;
+}
+
+FlowParams Reader::parse_flow(const Node& n, const std::string& path, size_t index,
+                              bool& named) const {
+  FlowParams f;
+  f.name = "flow" + std::to_string(index);
+  auto fields = entries(n, path, kFlowKeys);
+  auto find = [&](std::string_view key) -> std::optional<Node> {
+    for (const auto& [k, v] : fields)
+      if (k == key) return v;
+    return std::nullopt;
+  };
+  for (std::string_view key : {"in_port", "src", "dst"})
+    if (!find(key)) fail(path, "missing required key " + quote(key));
+  auto at = [&](std::string_view key) { return join_path(path, key); };
+
+  // First the keys other rules depend on.
+  Node port_node = *find("in_port");
+  f.in_port =
+      static_cast<uint16_t>(get_uint(port_node, at("in_port"), 0, kMaxPorts - 1, "port id"));
+  const PortParams* port = config_.find_port(f.in_port);
+  if (!port) {
+    std::string ids;
+    for (const auto& q : config_.ports) ids += (ids.empty() ? "" : ", ") + std::to_string(q.id);
+    fail_value(at("in_port"), port_node, "not a port of the switch (its ports: " + ids + ")");
+  }
+  if (auto v = find("copies"))
+    f.copies = static_cast<uint32_t>(get_uint(*v, at("copies"), 1, kMaxCopies, "copies"));
+
+  for (const auto& [key, v] : fields) {
+    std::string p = at(key);
+    if (key == "name") {
+      named = true;
+      f.name = scalar(v, p, "a string");
+      if (!valid_name(f.name))
+        fail_value(p, v, "flow name must match [A-Za-z0-9_.-]+ (1..64 characters)");
+    } else if (key == "src") {
+      f.src = get_ip(v, p);
+    } else if (key == "dst") {
+      f.dst = get_ip(v, p);
+    } else if (key == "sport") {
+      if (scalar(v, p, "a UDP port or \"random\"") == "random") {
+        f.random_sport = true;
+      } else {
+        f.sport = static_cast<uint16_t>(get_uint(v, p, 1, 65535, "UDP source port"));
+        if (uint64_t(f.sport) + f.copies - 1 > 65535)
+          fail_value(p, v,
+                     "with copies: " + std::to_string(f.copies) + " the last copy's sport " +
+                         std::to_string(uint64_t(f.sport) + f.copies - 1) + " would exceed 65535");
+      }
+    } else if (key == "dest_qp" || key == "src_qp") {
+      uint64_t lo = key == "dest_qp" ? 2 : 0;
+      uint64_t qp = get_uint(v, p, lo, kMaxQp, "QP number");
+      if (qp + f.copies - 1 > kMaxQp)
+        fail_value(p, v,
+                   "with copies: " + std::to_string(f.copies) +
+                       " the last copy's QP would exceed " + "0xffffff (24 bits)");
+      (key == "dest_qp" ? f.dest_qp : f.src_qp) = static_cast<uint32_t>(qp);
+    } else if (key == "dscp") {
+      f.dscp = static_cast<uint8_t>(get_uint(v, p, 0, 63, "DSCP"));
+    } else if (key == "ecn") {
+      const std::string& s = scalar(v, p, "an ECN codepoint");
+      if (s == "not_ect") {
+        f.ecn = 0;
+      } else if (s == "ect1") {
+        f.ecn = 1;
+      } else if (s == "ect0") {
+        f.ecn = 2;
+      } else if (s == "ce") {
+        f.ecn = 3;
+      } else {
+        fail_value(p, v, "ECN must be one of not_ect, ect0, ect1, ce");
+      }
+    } else if (key == "pcp") {
+      f.pcp = static_cast<uint8_t>(get_uint(v, p, 0, 7, "PCP"));
+    } else if (key == "op") {
+      const std::string& s = scalar(v, p, "an operation");
+      if (s == "write") {
+        f.op = RoceOp::kWrite;
+      } else if (s == "send") {
+        f.op = RoceOp::kSend;
+      } else {
+        fail_value(p, v, "op must be write or send");
+      }
+    } else if (key == "message") {
+      std::string why;
+      if (!parse_bytes(scalar(v, p, "a byte size"), f.message_bytes, &why)) fail_value(p, v, why);
+      if (f.message_bytes < 1 || f.message_bytes > kMaxMessageBytes)
+        fail_value(p, v, "message size must be 1 B .. 2GiB (2147483648 B)");
+    } else if (key == "messages") {
+      f.messages = static_cast<uint32_t>(get_uint(v, p, 1, kMaxMessages, "messages"));
+    } else if (key == "mtu") {
+      uint64_t mtu = 0;
+      bool negative = false;
+      bool ok = parse_uint_text(scalar(v, p, "an integer"), mtu, negative) && !negative;
+      if (!ok || (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096))
+        fail_value(p, v, "mtu must be one of 256, 512, 1024, 2048, 4096");
+      f.mtu = static_cast<uint32_t>(mtu);
+    } else if (key == "rate") {
+      std::string why;
+      if (!parse_speed_bps(scalar(v, p, "a speed"), f.rate_bps, &why)) fail_value(p, v, why);
+      if (f.rate_bps < kMinRateBps || f.rate_bps > kMaxRateBps)
+        fail_value(p, v, "rate must be 1 Mb/s .. 1.6 Tb/s");
+    } else if (key == "start") {
+      f.start_ns = get_duration(v, p);
+    } else if (key == "gap") {
+      f.gap_ns = get_duration(v, p);
+    } else if (key == "psn") {
+      f.psn = static_cast<uint32_t>(get_uint(v, p, 0, kMaxPsn, "PSN"));
+    }
+    // in_port and copies were read above.
+  }
+
+  if (f.src.family != f.dst.family)
+    fail_value(at("dst"), *find("dst"),
+               std::string("must be ") + (f.src.is_v4() ? "IPv4" : "IPv6") + " like src " +
+                   to_string(f.src));
+
+  f.dst_mac = port->mac;
+  const NeighborParams* nb = config_.find_neighbor(f.src);
+  if (nb && nb->port == f.in_port) {
+    f.src_mac = nb->mac;
+  } else {
+    f.src_mac.b = {0x02, 0x00, 0x00, 0x00, 0xff, static_cast<uint8_t>(f.in_port)};
+  }
+  check_duration(f, path);
+  return f;
+}
+
+// Rejects flows whose last packet would leave beyond kMaxScenarioNs, using an
+// upper bound of each packet's wire time.
+void Reader::check_duration(const FlowParams& f, const std::string& path) const {
+  using u128 = unsigned __int128;
+  u128 bits_per_msg = u128(f.message_bytes + f.packets_per_message() * kMaxFrameOverheadBytes) * 8;
+  u128 end = u128(f.start_ns) + u128(f.messages) * bits_per_msg * 1'000'000'000ull / f.rate_bps +
+             u128(f.messages - 1) * f.gap_ns;
+  if (end > kMaxScenarioNs)
+    fail(path,
+         "the flow would last until t=" +
+             (end > UINT64_MAX ? std::string("beyond 2^64 ns") : format_seconds(uint64_t(end))) +
+             ", beyond the limit of 30 days (2592000 s)");
+}
+
+}  // namespace
+
+std::vector<uint16_t> ScenarioParams::ports() const {
+  std::vector<uint16_t> out;
+  for (const auto& f : flows)
+    if (std::find(out.begin(), out.end(), f.in_port) == out.end()) out.push_back(f.in_port);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+uint64_t ScenarioParams::total_packets() const {
+  uint64_t total = 0;
+  for (const auto& f : flows) total += f.packets() * f.copies;
+  return total;
+}
+
+ScenarioParams load_scenario_text(const std::string& yaml_text, const std::string& source_name,
+                                  const ConfigParams& config,
+                                  std::optional<uint64_t> seed_override) {
+  std::vector<Node> docs;
+  try {
+    docs = YAML::LoadAll(yaml_text);
+  } catch (const YAML::Exception& e) {
+    std::string where = source_name;
+    if (!e.mark.is_null())
+      where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+    throw ScenarioError(where + ": invalid YAML: " + e.msg);
+  }
+  if (docs.size() > 1)
+    throw ScenarioError(source_name + ": expected one YAML document, found " +
+                        std::to_string(docs.size()));
+  Node root = docs.empty() ? Node(YAML::NodeType::Null) : docs[0];
+  try {
+    return Reader(source_name, config).run(root, seed_override);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(source_name + ": " + e.msg);
+  }
+}
+
+ScenarioParams load_scenario_file(const std::string& path, const ConfigParams& config,
+                                  std::optional<uint64_t> seed_override) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    throw ScenarioError("cannot read scenario file " + quote(path) + ": " +
+                        (err ? std::strerror(err) : "open failed"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError("cannot read scenario file " + quote(path));
+  return load_scenario_text(text.str(), path, config, seed_override);
+}
+
+}  // namespace rocelb

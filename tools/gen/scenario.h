@@ -1,0 +1,93 @@
+// A traffic scenario for rocelb-gen: RoCEv2 flows entering the switch's ports,
+// parsed from YAML and validated against a switch config (which port exists,
+// which MAC the switch and the hosts have). Unknown keys and broken rules
+// throw ScenarioError with one line naming the source, the key path, the
+// value and the rule, as the config loader does, e.g.
+//   scenario.yaml: flows[1].rate: "12X": not a speed (expected e.g. 100G, ...)
+//
+// Schema (defaults in brackets):
+//   base_time  pcap time of t=0, a duration since the epoch [1767225600s]
+//   seed       seeds std::mt19937_64 for random choices [1]
+//   flows      non-empty list of:
+//     name     label [flow<i>];  in_port  switch port (required)
+//     src, dst IPv4 or IPv6 of one family (required)
+//     sport    UDP source port or "random" [49152];  dest_qp [0x11];  src_qp
+//     dscp [26];  ecn not_ect|ect0|ect1|ce [ect0];  pcp (802.1Q tag, VID 0)
+//     op write|send [write];  message [64KiB];  messages [1]
+//     mtu 256|512|1024|2048|4096 [1024];  rate [100G];  start [0];  gap [0]
+//     copies [1] (copy k: sport+k, dest_qp+k, src_qp+k);  psn [0]
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control/config_params.h"
+#include "control/net_types.h"
+
+namespace rocelb {
+
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr uint64_t kDefaultBaseTimeNs = 1'767'225'600ull * 1'000'000'000ull;  // 2026-01-01
+inline constexpr uint64_t kDefaultScenarioSeed = 1;
+
+enum class RoceOp : uint8_t { kWrite, kSend };
+
+struct FlowParams {
+  std::string name;      // "flow<i>" when not given
+  uint16_t in_port = 0;  // switch port the frames enter
+  IpAddr src;
+  IpAddr dst;
+  uint16_t sport = 49152;  // resolved: "random" is drawn at load time
+  bool random_sport = false;
+  uint32_t dest_qp = 0x11;
+  uint32_t src_qp = 0;  // informational only
+  uint8_t dscp = 26;
+  uint8_t ecn = 2;  // 0 not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
+  std::optional<uint8_t> pcp;
+  RoceOp op = RoceOp::kWrite;
+  uint64_t message_bytes = 65536;
+  uint32_t messages = 1;
+  uint32_t mtu = 1024;
+  uint64_t rate_bps = 100'000'000'000ull;
+  uint64_t start_ns = 0;
+  uint64_t gap_ns = 0;
+  uint32_t copies = 1;
+  uint32_t psn = 0;
+
+  // Resolved from the switch config.
+  MacAddr dst_mac;  // the switch port's MAC
+  MacAddr src_mac;  // the neighbor MAC of src on in_port, else 02:00:00:00:ff:<in_port>
+
+  uint64_t packets_per_message() const { return (message_bytes + mtu - 1) / mtu; }
+  // Packets of one copy.
+  uint64_t packets() const { return packets_per_message() * messages; }
+};
+
+struct ScenarioParams {
+  std::string source;
+  uint64_t base_time_ns = kDefaultBaseTimeNs;
+  uint64_t seed = kDefaultScenarioSeed;
+  std::vector<FlowParams> flows;
+
+  // Ports that have at least one flow entering them, ascending.
+  std::vector<uint16_t> ports() const;
+  // Frames the whole scenario produces.
+  uint64_t total_packets() const;
+};
+
+// seed_override (rocelb-gen --seed) replaces the scenario's seed before any
+// random choice is drawn.
+ScenarioParams load_scenario_text(const std::string& yaml_text, const std::string& source_name,
+                                  const ConfigParams& config,
+                                  std::optional<uint64_t> seed_override = std::nullopt);
+ScenarioParams load_scenario_file(const std::string& path, const ConfigParams& config,
+                                  std::optional<uint64_t> seed_override = std::nullopt);
+
+}  // namespace rocelb
