@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-
 inline void drop(PortCounters& pc, DropReason r, rte_mbuf* m) {
   pc.drop(r);
   rte_pktmbuf_free(m);
@@ -63,6 +62,22 @@ inline void count_kind(PortCounters& c, const ParsedPacket& p) {
   if (p.is_rocev2) ++c[PortCounter::rx_rocev2];
   if (p.is_rocev1) ++c[PortCounter::rx_rocev1];
   if (p.is_cnp) ++c[PortCounter::rx_cnp];
+}
+
+// Addresses no router forwards (RFC 1812 5.3.7, RFC 4291 2.5.6): loopback,
+// "this network", multicast and limited broadcast for IPv4; unspecified,
+// loopback, link-local and multicast for IPv6; as source or destination.
+inline bool martian_v4(const uint8_t* a) {
+  return a[0] == 0 || a[0] == 127 || a[0] >= 224;  // 0/8, 127/8, 224/4 and 240/4
+}
+inline bool martian_v6(const uint8_t* a) {
+  static constexpr uint8_t kZero[15] = {};
+  const bool unspecified_or_loopback = std::memcmp(a, kZero, 15) == 0 && a[15] <= 1;
+  return unspecified_or_loopback || a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80);
+}
+inline bool is_martian(const ParsedPacket& p) {
+  if (p.ip_version == 4) return martian_v4(p.src_ip) || martian_v4(p.dst_ip);
+  return martian_v6(p.src_ip) || martian_v6(p.dst_ip);
 }
 
 inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail, FlowKey& k) {
@@ -169,6 +184,10 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
       drop(ic, DropReason::broadcast_not_routed, m);
       continue;
     }
+    if (is_martian(p)) {
+      drop(ic, DropReason::martian_address, m);
+      continue;
+    }
     routed[nrouted++] = i;
     if (p.ip_version == 4) {
       v4_of[nv4] = i;
@@ -193,15 +212,24 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
     uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
     const NextHop& nh = cfg.nexthops[nh_of[i]];
 
+    if (nh.kind == NextHopKind::kNone) {
+      drop(ic, DropReason::no_route, m);
+      continue;
+    }
+    if (nh.kind == NextHopKind::kLocal) {
+      drop(ic, DropReason::to_switch_address, m);
+      continue;
+    }
+    if (p.ttl <= 1) {  // before any group state or member counter is touched
+      drop(ic, DropReason::ttl_expired, m);
+      continue;
+    }
     uint16_t out_port = 0;
     const uint8_t* out_mac = nullptr;
     switch (nh.kind) {
       case NextHopKind::kNone:
-        drop(ic, DropReason::no_route, m);
-        continue;
       case NextHopKind::kLocal:
-        drop(ic, DropReason::to_switch_address, m);
-        continue;
+        continue;  // handled above
       case NextHopKind::kConnected: {
         const NeighborEntry* e = cfg.neighbors.find(p.ip_version, p.dst_ip);
         if (!e || e->port != nh.port) {
@@ -234,10 +262,6 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
         out_mac = mem.mac;
         break;
       }
-    }
-    if (p.ttl <= 1) {
-      drop(ic, DropReason::ttl_expired, m);
-      continue;
     }
     uint8_t* l3 = frame + p.l3_offset;
     if (p.ip_version == 4) {

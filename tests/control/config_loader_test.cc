@@ -125,7 +125,7 @@ TEST(ConfigLoader, DuplicateKey) {
 
 TEST(ConfigLoader, OneDocumentOnly) {
   EXPECT_EQ(error_of(Doc().text() + "---\n" + Doc().text()),
-            "x.yaml: expected one YAML document, found 2");
+            "x.yaml: expected one YAML document, found more");
 }
 
 TEST(ConfigLoader, YamlSyntaxErrorNamesLineAndColumn) {
@@ -917,6 +917,19 @@ TEST(ConfigQos, QueueLimitRules) {
             "x.yaml: qos.queue_limits.3: \"2GB\": queue limit must be 64 B .. 1 GB");
   EXPECT_EQ(qos_error("{queue_limits: {8: 2MB}}"),
             "x.yaml: qos.queue_limits.8: traffic class must be 0..7");
+}
+
+}  // namespace
+}  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// Found by tests/fuzz/config_fuzz.cc: yaml-cpp's LoadAll never returned on
+// this text. The loader must answer (here: a validation error) at once.
+TEST(ConfigLoaderRegression, MalformedBlockWithLeadingCommaDoesNotHang) {
+  const std::string text = "# rocelb default switch: one leaports:\n  , mac: 00:0f of a t:002";
+  EXPECT_THROW(load_config_text(text, "x.yaml"), ConfigError);
 }
 
 }  // namespace

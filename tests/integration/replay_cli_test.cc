@@ -71,8 +71,8 @@ class ReplayCli : public ::testing::Test {
 
 TEST_F(ReplayCli, WritesEveryPortPcapAndCountersJson) {
   const std::string in = host0_pcap();
-  const auto r = run_command(replay("--in 0=" + in + " --out-dir " + (dir_ / "out").string()),
-                             dir_);
+  const auto r =
+      run_command(replay("--in 0=" + in + " --out-dir " + (dir_ / "out").string()), dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (int p = 0; p < 8; ++p)
     EXPECT_TRUE(fs::exists(dir_ / "out" / ("port" + std::to_string(p) + ".pcap"))) << p;
@@ -160,9 +160,9 @@ TEST_F(ReplayCli, TsharkDissectsWhatTheSwitchSends) {
   }
   EXPECT_EQ(frames, 32);
   // The IPv6 frame to host 3: hop limit 63.
-  const auto r6 = run_command("tshark -r " + (dir_ / "out" / "port3.pcap").string() +
-                                  " -T fields -e ipv6.hlim -e eth.dst",
-                              dir_);
+  const auto r6 = run_command(
+      "tshark -r " + (dir_ / "out" / "port3.pcap").string() + " -T fields -e ipv6.hlim -e eth.dst",
+      dir_);
   EXPECT_EQ(r6.out, "63\t02:00:00:00:01:03\n");
 }
 

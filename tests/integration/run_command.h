@@ -38,7 +38,11 @@ inline CommandResult run_command(const std::string& cmd, const std::filesystem::
   return r;
 }
 
-inline std::string bin(const std::string& rel) { return std::string(ROCELB_BINARY_DIR) + "/" + rel; }
-inline std::string src(const std::string& rel) { return std::string(ROCELB_SOURCE_DIR) + "/" + rel; }
+inline std::string bin(const std::string& rel) {
+  return std::string(ROCELB_BINARY_DIR) + "/" + rel;
+}
+inline std::string src(const std::string& rel) {
+  return std::string(ROCELB_SOURCE_DIR) + "/" + rel;
+}
 
 }  // namespace rocelb::test
