@@ -130,8 +130,8 @@ struct alignas(64) PortCounters {
   X(dropped_bytes, "bytes refused by the queue (tail drop)")
 
 // Per group member, kept by the lcores that select.
-#define ROCELB_MEMBER_COUNTERS(X)           \
-  X(packets, "packets sent to this member") \
-  X(bytes, "bytes sent to this member")
+#define ROCELB_MEMBER_COUNTERS(X)                       \
+  X(packets, "packets the group chose this member for") \
+  X(bytes, "bytes the group chose this member for")
 
 }  // namespace rocelb
