@@ -1,5 +1,6 @@
 #include "dataplane/counters_json.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -95,8 +96,8 @@ std::string fmt(const char* f, auto... args) {
 
 std::string counters_table(const Json& j) {
   std::string out;
-  out += fmt("%-4s %-10s %12s %14s %12s %14s %10s  %s\n", "port", "name", "rx_pkts", "rx_bytes",
-             "tx_pkts", "tx_bytes", "drops", "drop reasons");
+  out += fmt("%-4s %-10s %10s %13s %10s %13s %11s %8s  %s\n", "port", "name", "rx_pkts", "rx_bytes",
+             "tx_pkts", "tx_bytes", "queue_max", "drops", "drop reasons");
   for (const auto& p : j.at("ports")) {
     std::string reasons;
     for (const auto& [k, v] : p.at("drops").items()) {
@@ -104,12 +105,15 @@ std::string counters_table(const Json& j) {
       if (!reasons.empty()) reasons += ", ";
       reasons += k + "=" + std::to_string(v.get<uint64_t>());
     }
-    out += fmt("%-4u %-10s %12llu %14llu %12llu %14llu %10llu  %s\n", p.at("id").get<unsigned>(),
-               p.at("name").get<std::string>().c_str(),
+    uint64_t queue_max = 0;  // the deepest any of the port's queues got, in bytes
+    for (const auto& q : p.at("queues"))
+      queue_max = std::max(queue_max, q.at("watermark_bytes").get<uint64_t>());
+    out += fmt("%-4u %-10s %10llu %13llu %10llu %13llu %11llu %8llu  %s\n",
+               p.at("id").get<unsigned>(), p.at("name").get<std::string>().c_str(),
                (unsigned long long)p.at("rx_packets").get<uint64_t>(),
                (unsigned long long)p.at("rx_bytes").get<uint64_t>(),
                (unsigned long long)p.at("tx_packets").get<uint64_t>(),
-               (unsigned long long)p.at("tx_bytes").get<uint64_t>(),
+               (unsigned long long)p.at("tx_bytes").get<uint64_t>(), (unsigned long long)queue_max,
                (unsigned long long)p.at("drops_total").get<uint64_t>(),
                reasons.empty() ? "-" : reasons.c_str());
   }

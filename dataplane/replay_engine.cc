@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "dataplane/mbuf_util.h"
+#include "dataplane/parser.h"
 #include "dataplane/pipeline.h"
 #include "dataplane/wire/pcap_file.h"
 
@@ -78,6 +79,12 @@ Json ReplayEngine::counters() const {
   t["first_ns"] = stats_.first_ns;
   t["last_ns"] = stats_.last_ns;
   j["time"] = t;
+  Json r;
+  r["roce_packets"] = reorder_.roce_packets();
+  r["qps"] = reorder_.qps();
+  r["reordered_packets"] = reorder_.reordered_packets();
+  r["max_psn_gap"] = reorder_.max_psn_gap();
+  j["reordering"] = r;
   return j;
 }
 
@@ -138,6 +145,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   }
   if (t0 == kNever) t0 = 0;
   stats_ = ReplayStats{};
+  reorder_ = ReorderMeter{};
   stats_.first_ns = t0;
   stats_.last_ns = t0;
   auto to_ps = [t0](uint64_t ns) { return ns < t0 ? 0 : (ns - t0) * 1000; };
@@ -162,7 +170,11 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       uint64_t start = 0;
       if (dp_->dequeue(static_cast<uint16_t>(out), sk.next_ps, &m, &start, 1) == 1) {
         const uint64_t ts = t0 + start / 1000;
-        sk.writer->write(ts, mbuf_bytes(m, scratch.data()), m->pkt_len);
+        const uint8_t* bytes = mbuf_bytes(m, scratch.data());
+        sk.writer->write(ts, bytes, m->pkt_len);
+        ParsedPacket departed;
+        if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok)
+          reorder_.observe(departed);
         dp_->tx(static_cast<uint16_t>(out)).count_tx(m->pkt_len);
         stats_.last_ns = std::max(stats_.last_ns, ts);
         rte_pktmbuf_free(m);

@@ -10,7 +10,8 @@
 // instant, lower port first), so the same inputs and config give
 // byte-identical outputs on any machine.
 //
-// Knobs: the config; mbuf pool size. Counters: all of the Dataplane's.
+// Knobs: the config; mbuf pool size. Counters: all of the Dataplane's, and
+// reordering per QP as the receiving NICs would see it (reorder_meter.h).
 #pragma once
 
 #include <rte_mempool.h>
@@ -23,6 +24,7 @@
 
 #include "dataplane/counters_json.h"
 #include "dataplane/dataplane.h"
+#include "dataplane/reorder_meter.h"
 
 namespace rocelb {
 
@@ -64,6 +66,7 @@ class ReplayEngine {
   std::unique_ptr<Dataplane> dp_;
   rte_mempool* pool_ = nullptr;
   ReplayStats stats_;
+  ReorderMeter reorder_;
 };
 
 }  // namespace rocelb
