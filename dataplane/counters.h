@@ -18,28 +18,35 @@
 
 namespace rocelb {
 
-#define ROCELB_PORT_COUNTERS(X)                                                \
-  X(rx_packets, "frames received")                                             \
-  X(rx_bytes, "bytes received (frame without FCS)")                            \
-  X(tx_packets, "frames transmitted")                                          \
-  X(tx_bytes, "bytes transmitted (frame without FCS)")                         \
-  X(rx_ipv4, "IPv4 packets received")                                          \
-  X(rx_ipv6, "IPv6 packets received")                                          \
-  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                           \
-  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                    \
-  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)") \
-  X(rx_vlan_tagged, "frames received with one or more VLAN tags")              \
-  X(rx_pfc_frames, "802.1Qbb PFC frames received")                             \
-  X(rx_pause_frames, "802.3x PAUSE frames received")                           \
-  X(consumed_arp, "ARP packets addressed to the switch, consumed")             \
-  X(consumed_pfc, "PFC frames consumed")                                       \
-  X(consumed_pause, "802.3x PAUSE frames consumed")                            \
-  X(generated_arp_replies, "ARP replies the switch generated (sent on this port)")
+#define ROCELB_PORT_COUNTERS(X)                                                         \
+  X(rx_packets, "frames received")                                                      \
+  X(rx_bytes, "bytes received (frame without FCS)")                                     \
+  X(tx_packets, "frames transmitted")                                                   \
+  X(tx_bytes, "bytes transmitted (frame without FCS)")                                  \
+  X(rx_ipv4, "IPv4 packets received")                                                   \
+  X(rx_ipv6, "IPv6 packets received")                                                   \
+  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                                    \
+  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                             \
+  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)")          \
+  X(rx_vlan_tagged, "frames received with one or more VLAN tags")                       \
+  X(rx_pfc_frames, "802.1Qbb PFC frames received")                                      \
+  X(rx_pause_frames, "802.3x PAUSE frames received")                                    \
+  X(consumed_arp, "ARP packets addressed to the switch, consumed")                      \
+  X(consumed_pfc, "PFC frames consumed")                                                \
+  X(consumed_pause, "802.3x PAUSE frames consumed")                                     \
+  X(generated_arp_replies, "ARP replies the switch generated (sent on this port)")      \
+  X(consumed_icmp,                                                                      \
+    "ICMP echo requests and IPv6 neighbor discovery messages addressed to the switch, " \
+    "consumed (answered or not)")                                                       \
+  X(generated_icmp_replies,                                                             \
+    "ICMP echo replies and IPv6 neighbor advertisements the switch generated (sent on " \
+    "this port)")
 
 // Drop reasons beyond the parser's (parsed_packet.h).
 #define ROCELB_FORWARD_DROPS(X)                                                              \
   X(dst_mac_not_accepted,                                                                    \
-    "destination MAC is not the port's, broadcast or PFC (and port not promiscuous)")        \
+    "destination MAC is not the port's, broadcast, PFC or (for IPv6 neighbor discovery "     \
+    "to the switch) its solicited-node group (and port not promiscuous)")                    \
   X(broadcast_not_routed, "broadcast frame that is not ARP")                                 \
   X(unsupported_ethertype, "Ethertype the switch does not route")                            \
   X(arp_not_for_switch, "ARP request for an address that is not the switch's")               \
@@ -113,9 +120,12 @@ struct alignas(64) PortCounters {
   }
   uint64_t consumed() const {
     return (*this)[PortCounter::consumed_arp] + (*this)[PortCounter::consumed_pfc] +
-           (*this)[PortCounter::consumed_pause];
+           (*this)[PortCounter::consumed_pause] + (*this)[PortCounter::consumed_icmp];
   }
-  uint64_t generated() const { return (*this)[PortCounter::generated_arp_replies]; }
+  uint64_t generated() const {
+    return (*this)[PortCounter::generated_arp_replies] +
+           (*this)[PortCounter::generated_icmp_replies];
+  }
   void add(const PortCounters& o) {
     for (size_t i = 0; i < c.size(); ++i) c[i] += o.c[i];
     for (size_t i = 0; i < drops.size(); ++i) drops[i] += o.drops[i];

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "dataplane/local_responder.h"
 #include "dataplane/parser.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
@@ -53,6 +54,28 @@ inline void make_arp_reply(uint8_t* frame, const ParsedPacket& p, const PortConf
   std::memcpy(arp + 14, port.v4, 4);
   std::memcpy(arp + 18, requester_mac, 6);  // target = the requester
   std::memcpy(arp + 24, requester_ip, 4);
+}
+
+// Bytes a reply of another length may use from the frame's first byte: a
+// single-segment frame up to its tailroom; none for chained mbufs (echo
+// replies keep the frame's length and need no capacity).
+inline uint32_t reply_capacity(const rte_mbuf* m) {
+  return m->nb_segs == 1 ? uint32_t{m->data_len} + rte_pktmbuf_tailroom(m) : 0;
+}
+
+// Sends the reply the local responder wrote into m (reply_len bytes) back out
+// of the port it came in on. Counts the request consumed and the reply
+// generated, like ARP.
+inline void send_icmp_reply(Dataplane& dp, WorkerCounters& wc, uint16_t in_port, rte_mbuf* m,
+                            uint32_t reply_len) {
+  PortCounters& ic = wc.port[in_port];
+  ++ic[PortCounter::consumed_icmp];
+  ++ic[PortCounter::generated_icmp_replies];
+  if (reply_len != m->pkt_len) {  // only single-segment frames change length
+    m->data_len = static_cast<uint16_t>(reply_len);
+    m->pkt_len = reply_len;
+  }
+  enqueue(dp, wc, in_port, kControlTc, m);
 }
 
 inline void count_kind(PortCounters& c, const ParsedPacket& p) {
@@ -131,8 +154,14 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
     const bool to_port = std::memcmp(p.dst_mac, iport.mac, 6) == 0;
     const bool bcast = !to_port && std::memcmp(p.dst_mac, kBroadcast, 6) == 0;
     const bool pfc_dest = !to_port && std::memcmp(p.dst_mac, kMacControlDstMac.data(), 6) == 0;
-    const bool accepted = to_port || bcast || (pfc_dest && p.kind == L3Kind::kMacControl) ||
-                          (iport.promiscuous && !(p.dst_mac[0] & 1));
+    bool accepted = to_port || bcast || (pfc_dest && p.kind == L3Kind::kMacControl) ||
+                    (iport.promiscuous && !(p.dst_mac[0] & 1));
+    // Neighbor Solicitations come to the port's solicited-node groups; only
+    // neighbor discovery for the switch may enter that way (checked below).
+    const bool nd_mac =
+        !accepted && p.kind == L3Kind::kIpv6 &&
+        is_port_solicited_node_mac(p.dst_mac, iport.mac, iport.has_v6 ? iport.v6 : nullptr);
+    accepted = accepted || nd_mac;
     if (!accepted) {
       drop(ic, DropReason::dst_mac_not_accepted, m);
       continue;
@@ -184,6 +213,32 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
       drop(ic, DropReason::broadcast_not_routed, m);
       continue;
     }
+    // ICMPv6 to the port's own or link-scope addresses (NDP, echo to the
+    // link-local address) is answered or consumed here, before the martian
+    // check that most of it would fail.
+    if (p.proto == kIpProtoIcmpv6 && p.ip_version == 6 && !p.is_fragment &&
+        (p.dst_ip[0] >= 0xfe || (iport.has_v6 && std::memcmp(p.dst_ip, iport.v6, 16) == 0))) {
+      const LocalPort lp = make_local_port(iport.mac, iport.has_v6 ? iport.v6 : nullptr);
+      if (is_port_ipv6_destination(p.dst_ip, lp) &&
+          (!nd_mac || is_ndp_message(frame, m->data_len, p))) {
+        uint32_t reply_len = 0;
+        const LocalVerdict v =
+            answer_icmp6(frame, m->data_len, m->pkt_len, reply_capacity(m), p, lp, reply_len);
+        if (v == LocalVerdict::kReplied) {
+          send_icmp_reply(dp, wc, in_port, m, reply_len);
+          continue;
+        }
+        if (v == LocalVerdict::kConsumed) {
+          ++ic[PortCounter::consumed_icmp];
+          rte_pktmbuf_free(m);
+          continue;
+        }
+      }
+    }
+    if (nd_mac) {
+      drop(ic, DropReason::dst_mac_not_accepted, m);
+      continue;
+    }
     if (is_martian(p)) {
       drop(ic, DropReason::martian_address, m);
       continue;
@@ -217,7 +272,25 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
       continue;
     }
     if (nh.kind == NextHopKind::kLocal) {
-      drop(ic, DropReason::to_switch_address, m);
+      // Echo requests to any switch address are answered on the ingress
+      // port; NDP to another port's address is consumed.
+      uint32_t reply_len = 0;
+      LocalVerdict v = LocalVerdict::kNotMine;
+      if (p.proto == kIpProtoIcmp && p.ip_version == 4) {
+        reply_len = make_icmp4_echo_reply(frame, m->data_len, m->pkt_len, p, iport.mac);
+        if (reply_len) v = LocalVerdict::kReplied;
+      } else if (p.proto == kIpProtoIcmpv6 && p.ip_version == 6) {
+        const LocalPort lp = make_local_port(iport.mac, iport.has_v6 ? iport.v6 : nullptr);
+        v = answer_icmp6(frame, m->data_len, m->pkt_len, reply_capacity(m), p, lp, reply_len);
+      }
+      if (v == LocalVerdict::kReplied) {
+        send_icmp_reply(dp, wc, in_port, m, reply_len);
+      } else if (v == LocalVerdict::kConsumed) {
+        ++ic[PortCounter::consumed_icmp];
+        rte_pktmbuf_free(m);
+      } else {
+        drop(ic, DropReason::to_switch_address, m);
+      }
       continue;
     }
     if (p.ttl <= 1) {  // before any group state or member counter is touched

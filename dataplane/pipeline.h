@@ -1,5 +1,6 @@
 // The per-packet path of the switch, one burst at a time:
-//   parse → accept (destination MAC) → consume PFC/PAUSE, answer ARP →
+//   parse → accept (destination MAC) → consume PFC/PAUSE, answer ARP, IPv6
+//   Neighbor Solicitation and echo requests for the switch's addresses →
 //   route (LPM, bulk) → next hop (neighbor or group member by the LB mode) →
 //   rewrite (MACs, TTL/hop limit, IPv4 checksum) → classify (DSCP/PCP → class)
 //   → enqueue on (egress port, class) or drop with a named reason.
