@@ -38,6 +38,14 @@ std::string range_text(uint64_t lo, uint64_t hi) {
   return std::to_string(lo) + ".." + std::to_string(hi);
 }
 
+// A duration for rule texts: the largest unit that divides it ("100ns", "1s").
+std::string format_ns(uint64_t ns) {
+  if (ns != 0 && ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
+  if (ns != 0 && ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  if (ns != 0 && ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
 std::string join_names(const std::vector<std::string_view>& names) {
   std::string out;
   for (auto n : names) {
@@ -269,6 +277,23 @@ class Validator {
     return v;
   }
 
+  uint64_t get_duration(const Node& n, const std::string& path, uint64_t lo, uint64_t hi,
+                        std::string_view what) const {
+    uint64_t v;
+    std::string why;
+    if (!parse_duration_ns(scalar(n, path, "a duration"), v, &why)) fail_value(path, n, why);
+    if (v < lo || v > hi)
+      fail_value(path, n, std::string(what) + " must be " + format_ns(lo) + " .. " + format_ns(hi));
+    return v;
+  }
+
+  uint64_t get_seed(const Node& n, const std::string& path) const {
+    IntText t = parse_int_text(scalar(n, path, "an integer"));
+    if (!t.ok || t.negative || t.overflow)
+      fail_value(path, n, "seed must be an unsigned 64-bit integer (decimal or 0x hex)");
+    return t.value;
+  }
+
   uint64_t get_queue_limit(const Node& n, const std::string& path) const {
     uint64_t v = get_bytes(n, path);
     if (v < kMinQueueLimitBytes || v > kMaxQueueLimitBytes)
@@ -291,6 +316,9 @@ class Validator {
   void parse_neighbors(const Node& n, ConfigParams& cfg) const;
   void parse_groups(const Node& n, ConfigParams& cfg) const;
   GroupParams parse_group(const Node& n, const std::string& path, const ConfigParams& cfg) const;
+  void parse_group_knobs(const Fields& f, GroupParams& g) const;
+  QualityKnobs parse_quality(const Node& n, const std::string& path) const;
+  DrillKnobs parse_drill(const Node& n, const std::string& path) const;
   void parse_routes(const Node& n, ConfigParams& cfg) const;
   void parse_qos(const Node& n, QosParams& out) const;
 
@@ -377,7 +405,8 @@ IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path,
 
 PortParams Validator::parse_port(const Node& n, const std::string& path) const {
   Fields f(*this, n, path,
-           {"id", "name", "speed", "mac", "ipv4", "ipv6", "device", "promiscuous", "scheduler"});
+           {"id", "name", "speed", "mac", "ipv4", "ipv6", "device", "promiscuous", "admin_status",
+            "scheduler"});
   f.require_all({"id", "speed", "mac"});
   PortParams p;
   p.id = static_cast<uint16_t>(get_uint(f.require("id"), f.at("id"), 0, kMaxPorts - 1, "port id"));
@@ -396,6 +425,11 @@ PortParams Validator::parse_port(const Node& n, const std::string& path) const {
   if (auto v = f.get("ipv6")) p.ipv6 = get_interface_prefix(*v, f.at("ipv6"), 6);
   if (auto v = f.get("device")) p.device = get_string(*v, f.at("device"));
   if (auto v = f.get("promiscuous")) p.promiscuous = get_bool(*v, f.at("promiscuous"));
+  if (auto v = f.get("admin_status")) {
+    const std::string& s = scalar(*v, f.at("admin_status"), "up or down");
+    if (s != "up" && s != "down") fail_value(f.at("admin_status"), *v, "must be up or down");
+    p.admin_up = s == "up";
+  }
   if (auto v = f.get("scheduler")) p.scheduler = parse_scheduler(*v, f.at("scheduler"));
   return p;
 }
@@ -516,7 +550,9 @@ void Validator::parse_neighbors(const Node& n, ConfigParams& cfg) const {
 
 GroupParams Validator::parse_group(const Node& n, const std::string& path,
                                    const ConfigParams& cfg) const {
-  Fields f(*this, n, path, {"mode", "members", "hash_fields"});
+  Fields f(*this, n, path,
+           {"mode", "members", "hash_fields", "idle_time", "sampling_interval", "max_flows",
+            "buckets", "quality", "drill", "seed"});
   f.require_all({"members"});
   GroupParams g;
   if (auto v = f.get("mode")) {
@@ -588,7 +624,157 @@ GroupParams Validator::parse_group(const Node& n, const std::string& path,
       g.hash_fields |= it->field;
     }
   }
+  parse_group_knobs(f, g);
   return g;
+}
+
+void Validator::parse_group_knobs(const Fields& f, GroupParams& g) const {
+  LbKnobs& k = g.knobs;
+  if (auto v = f.get("idle_time"))
+    k.idle_time_ns =
+        get_duration(*v, f.at("idle_time"), kMinIdleTimeNs, kMaxIdleTimeNs, "idle time");
+  if (auto v = f.get("sampling_interval"))
+    k.sampling_interval_ns = get_duration(*v, f.at("sampling_interval"), kMinSamplingIntervalNs,
+                                          kMaxSamplingIntervalNs, "sampling interval");
+  if (auto v = f.get("max_flows")) {
+    const std::string rule = "max_flows must be a power of two " +
+                             range_text(kMinMaxFlows, kMaxMaxFlows) + " (flowlet table entries)";
+    IntText t = parse_int_text(scalar(*v, f.at("max_flows"), "an integer"));
+    if (!t.ok || t.negative || t.overflow || t.value < kMinMaxFlows || t.value > kMaxMaxFlows ||
+        !is_power_of_two(t.value))
+      fail_value(f.at("max_flows"), *v, rule);
+    k.max_flows = static_cast<uint32_t>(t.value);
+  }
+  if (auto v = f.get("buckets")) {
+    const std::string rule =
+        "buckets must be a power of two " + range_text(kMinBuckets, kMaxBuckets);
+    IntText t = parse_int_text(scalar(*v, f.at("buckets"), "an integer"));
+    if (!t.ok || t.negative || t.overflow || t.value < kMinBuckets || t.value > kMaxBuckets ||
+        !is_power_of_two(t.value))
+      fail_value(f.at("buckets"), *v, rule);
+    k.buckets = static_cast<uint32_t>(t.value);
+  }
+  if (auto v = f.get("quality")) k.quality = parse_quality(*v, f.at("quality"));
+  if (auto v = f.get("drill")) k.drill = parse_drill(*v, f.at("drill"));
+  if (auto v = f.get("seed")) k.seed = get_seed(*v, f.at("seed"));
+
+  // Rules that tie a knob to the mode (a knob of another mode is accepted).
+  if (auto v = f.get("buckets")) {
+    const std::string mode = std::string(to_string(g.mode));
+    if (g.mode == LbMode::kResilient && k.buckets > kMaxResilientBuckets)
+      fail_value(
+          f.at("buckets"), *v,
+          "resilient hashing takes " + range_text(kMinBuckets, kMaxResilientBuckets) + " buckets",
+          {f.at("mode")});
+    if (uses_buckets(g.mode) && k.buckets < g.members.size())
+      fail_value(f.at("buckets"), *v,
+                 mode + " needs at least as many buckets as members (" +
+                     std::to_string(g.members.size()) + ")",
+                 {f.at("mode"), f.at("members")});
+  }
+}
+
+// A number in (0, 1] written as a decimal ("0.25", "1", ".5"), rounded to
+// 1/65536. False if it is not such a number or rounds to 0.
+bool parse_unit_fraction_q16(std::string_view s, uint32_t& out) {
+  uint64_t whole = 0, num = 0, den = 1;
+  size_t i = 0;
+  bool digits = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (whole > 1) return false;
+    whole = whole * 10 + uint64_t(s[i] - '0');
+    digits = true;
+  }
+  if (i < s.size() && s[i] == '.') {
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+      if (den >= 1'000'000'000) return false;
+      num = num * 10 + uint64_t(s[i] - '0');
+      den *= 10;
+      digits = true;
+    }
+  }
+  if (!digits || i != s.size() || whole > 1 || (whole == 1 && num != 0)) return false;
+  num += whole * den;
+  const uint64_t q = (num * 65536 + den / 2) / den;
+  if (q == 0) return false;
+  out = static_cast<uint32_t>(q);
+  return true;
+}
+
+QualityKnobs Validator::parse_quality(const Node& n, const std::string& path) const {
+  Fields f(*this, n, path,
+           {"load_weight", "queue_weight", "load_thresholds", "queue_thresholds", "depth",
+            "load_alpha"});
+  QualityKnobs q;
+  auto lw = f.get("load_weight");
+  auto qw = f.get("queue_weight");
+  if (lw)
+    q.load_weight = static_cast<uint32_t>(get_uint(*lw, f.at("load_weight"), 0, 100, "weight"));
+  if (qw)
+    q.queue_weight = static_cast<uint32_t>(get_uint(*qw, f.at("queue_weight"), 0, 100, "weight"));
+  if (lw && !qw) q.queue_weight = 100 - q.load_weight;
+  if (qw && !lw) q.load_weight = 100 - q.queue_weight;
+  if (lw && qw && q.load_weight + q.queue_weight != 100)
+    fail(path,
+         "load_weight + queue_weight must be 100 (found " + std::to_string(q.load_weight) + " + " +
+             std::to_string(q.queue_weight) + ")",
+         {f.at("load_weight"), f.at("queue_weight")});
+
+  // Seven thresholds, strictly increasing; get(item, item_path) reads one.
+  auto thresholds = [&](const char* key, auto& out, auto get) {
+    auto v = f.get(key);
+    if (!v) return;
+    const std::string tpath = f.at(key);
+    expect_list(*v, tpath);
+    if (v->size() != size_t(kQualityThresholds))
+      fail(tpath, "must list " + std::to_string(kQualityThresholds) +
+                      " increasing thresholds (found " + std::to_string(v->size()) + ")");
+    for (size_t i = 0; i < v->size(); ++i) {
+      const std::string ipath = index_path(tpath, i);
+      const Node item = (*v)[i];
+      out[i] = get(item, ipath);
+      if (i > 0 && out[i] <= out[i - 1])
+        fail_value(ipath, item,
+                   "thresholds must increase (" + index_path(key, i - 1) + " is " +
+                       yaml_show((*v)[i - 1]) + ")");
+    }
+  };
+  thresholds("queue_thresholds", q.queue_thresholds, [&](const Node& item, const std::string& p) {
+    const uint64_t b = get_bytes(item, p);
+    if (b < 1 || b > kMaxQueueLimitBytes) fail_value(p, item, "threshold must be 1 B .. 1 GB");
+    return b;
+  });
+  thresholds("load_thresholds", q.load_thresholds, [&](const Node& item, const std::string& p) {
+    return static_cast<uint32_t>(get_uint(item, p, 1, 100, "load threshold (percent)"));
+  });
+
+  if (auto v = f.get("depth")) {
+    const std::string& s = scalar(*v, f.at("depth"), "port or class");
+    if (s == "port") {
+      q.depth = QueueDepthSource::kPort;
+    } else if (s == "class") {
+      q.depth = QueueDepthSource::kClass;
+    } else {
+      fail_value(f.at("depth"), *v, "must be port (whole port) or class (the packet's class)");
+    }
+  }
+  if (auto v = f.get("load_alpha")) {
+    if (!parse_unit_fraction_q16(scalar(*v, f.at("load_alpha"), "a number"), q.load_alpha_q16))
+      fail_value(f.at("load_alpha"), *v,
+                 "load_alpha must be a decimal number in (0, 1] (weight of a new sample), e.g. "
+                 "0.25");
+  }
+  return q;
+}
+
+DrillKnobs Validator::parse_drill(const Node& n, const std::string& path) const {
+  Fields f(*this, n, path, {"d", "m"});
+  DrillKnobs d;
+  if (auto v = f.get("d"))
+    d.d = static_cast<uint32_t>(get_uint(*v, f.at("d"), 1, kMaxDrillSamples, "d (samples)"));
+  if (auto v = f.get("m"))
+    d.m = static_cast<uint32_t>(get_uint(*v, f.at("m"), 0, kMaxDrillMemory, "m (remembered)"));
+  return d;
 }
 
 void Validator::parse_groups(const Node& n, ConfigParams& cfg) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "control/net_types.h"
+#include "lb/lb_knobs.h"
 #include "lb/lb_mode.h"
 
 namespace rocelb {
@@ -36,6 +37,7 @@ struct PortParams {
   std::optional<IpPrefix> ipv6;         // e.g. fd00:0:0::1/64
   std::string device;                   // DPDK device for live mode ("net_tap0,iface=x", PCI)
   bool promiscuous = false;
+  bool admin_up = true;                 // admin_status: up|down; a down port's members are down
   std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
 };
 
@@ -65,6 +67,9 @@ struct GroupParams {
   std::vector<GroupMemberParams> members;
   LbMode mode = LbMode::kFixed;
   uint32_t hash_fields = kHashFiveTuple;
+  // idle_time, sampling_interval, max_flows, buckets, quality {...}, drill {d, m},
+  // seed: every knob is accepted whatever the mode; see lb/lb_knobs.h.
+  LbKnobs knobs;
 };
 
 enum class Trust : uint8_t { kDscp, kPcp };

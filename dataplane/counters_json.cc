@@ -55,18 +55,21 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s) {
   j["ports"] = ports;
 
   Json groups = Json::array();
-  for (const GroupConfig& g : cfg.groups) {
+  for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+    const GroupConfig& g = cfg.groups[gi];
+    const LbEngineCounters& lc = s.groups[gi];
     Json jg;
     jg["name"] = g.name;
-    jg["mode"] = std::string(to_string(g.mode));
+    jg["mode"] = std::string(to_string(g.spec.mode));
+    for (const LbCounterInfo& info : kLbCounters) jg[std::string(info.name)] = lc.*(info.field);
     Json members = Json::array();
     for (size_t i = 0; i < g.members.size(); ++i) {
-      const MemberCounters& mc = s.member[g.counter_base + i];
       Json jm;
       jm["via"] = to_string(g.members[i].via);
       jm["port"] = g.members[i].port;
-      jm["packets"] = mc.packets;
-      jm["bytes"] = mc.bytes;
+      jm["weight"] = g.members[i].weight;
+      jm["packets"] = i < lc.member_packets.size() ? lc.member_packets[i] : 0;
+      jm["bytes"] = i < lc.member_bytes.size() ? lc.member_bytes[i] : 0;
       members.push_back(jm);
     }
     jg["members"] = members;

@@ -23,11 +23,21 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     }
     t->scheduler.configure(pc.strict_mask, pc.quantum);
     t->shaper.configure(pc.speed_bps, shaper_burst_ps);
+    t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
   for (unsigned i = 0; i < (num_workers ? num_workers : 1); ++i) {
-    auto w = std::make_unique<WorkerCounters>();
-    w->member.resize(config_->total_members);
+    auto w = std::make_unique<WorkerState>();
+    for (const GroupConfig& g : config_->groups) {
+      w->lb.push_back(std::make_unique<LbEngine>(g.spec, i));
+      std::vector<MemberPath> paths(g.members.size());
+      for (size_t k = 0; k < g.members.size(); ++k) {
+        const PortConfig& mp = config_->ports[g.members[k].port];
+        paths[k].speed_bps = mp.speed_bps;
+        paths[k].up = mp.admin_up;
+      }
+      w->paths.push_back(std::move(paths));
+    }
     workers_.push_back(std::move(w));
   }
 }
@@ -62,7 +72,7 @@ uint64_t Dataplane::flush() {
 
 Snapshot Dataplane::snapshot() const {
   Snapshot s;
-  s.member.resize(config_->total_members);
+  s.groups.resize(config_->groups.size());
   for (const auto& w : workers_) {
     for (int p = 0; p < kMaxPorts; ++p) {
       s.port[p].add(w->port[p]);
@@ -75,9 +85,14 @@ Snapshot Dataplane::snapshot() const {
         d.dropped_bytes += q.dropped_bytes;
       }
     }
-    for (size_t i = 0; i < s.member.size() && i < w->member.size(); ++i) {
-      s.member[i].packets += w->member[i].packets;
-      s.member[i].bytes += w->member[i].bytes;
+    for (size_t g = 0; g < s.groups.size(); ++g) s.groups[g].add(w->lb[g]->counters());
+  }
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const size_t n = config_->groups[g].members.size();
+    for (size_t k = 0; k < n; ++k) {
+      const LbEngineCounters& c = s.groups[g];
+      s.member.push_back({k < c.member_packets.size() ? c.member_packets[k] : 0,
+                          k < c.member_bytes.size() ? c.member_bytes[k] : 0});
     }
   }
   for (uint16_t id : config_->port_ids) {

@@ -1,25 +1,29 @@
 // The running switch: its immutable config, the egress side of every port
-// (eight queues, a scheduler, a shaper) and one counter block per worker
-// lcore. Both engines (replay, live) drive it the same way: workers call
-// process_burst() (pipeline.h) on received bursts, and each port's owner
-// calls dequeue() to take what the scheduler and shaper allow right now.
+// (eight queues, a scheduler, a shaper, a transmit-load meter) and one state
+// block per worker lcore (counters and a load-balancing engine per group). Both engines (replay,
+// live) drive it the same way: workers call process_burst() (pipeline.h) on received bursts, and
+// each port's owner calls dequeue() to take what the scheduler and shaper allow right now.
 //
 // Knobs: ring capacity per queue, shaper burst (0 in replay).
-// Counters: per worker PortCounters, QueueCounters, MemberCounters; per port
+// Counters: per worker PortCounters, QueueCounters, LbEngineCounters; per port
 // tx counters owned by the transmitting lcore. snapshot() sums them.
 #pragma once
 
 #include <rte_mempool.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "dataplane/counters.h"
+#include "dataplane/decision_log.h"
 #include "dataplane/egress_queue.h"
 #include "dataplane/port_scheduler.h"
 #include "dataplane/shaper.h"
 #include "dataplane/switch_config.h"
+#include "lb/lb_engine.h"
+#include "lb/load_meter.h"
 
 namespace rocelb {
 
@@ -29,12 +33,15 @@ struct QueueCounters {
 struct MemberCounters {
   uint64_t packets = 0, bytes = 0;
 };
-
-// Counters one worker lcore writes. Only that lcore writes; readers sum.
-struct alignas(64) WorkerCounters {
+// What one worker lcore owns: its counters and, per group, its own
+// load-balancing engine (flowlet table, RNG, DRILL memory: nothing shared
+// across lcores) with the MemberPath scratch the pipeline fills for it.
+// Only that lcore writes; readers sum the counters.
+struct alignas(64) WorkerState {
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
-  std::vector<MemberCounters> member;  // flat: group.counter_base + member index
+  std::vector<std::unique_ptr<LbEngine>> lb;   // per group
+  std::vector<std::vector<MemberPath>> paths;  // per group, one per member
 };
 
 // The egress side of one port, driven only by its transmitting lcore.
@@ -43,7 +50,9 @@ struct PortTx {
   std::array<EgressQueue*, kNumTrafficClasses> queue_ptrs{};
   PortScheduler scheduler;
   Shaper shaper;
-  uint8_t blocked = 0;  // classes paused by received PFC
+  LoadMeter load{16'000, 16384};
+  std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
+  uint8_t blocked = 0;                // classes paused by received PFC
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -51,6 +60,16 @@ struct PortTx {
   void count_tx(uint32_t bytes) {
     ++tx_packets;
     tx_bytes += bytes;
+    load.on_tx(bytes + kWireOverheadBytes);  // wire bytes: a full link reads as its speed
+  }
+  // Closes a load sampling interval if one has passed (the owner calls it).
+  void sample_load(uint64_t now_ns) {
+    if (load.sample(now_ns)) load_bps.store(load.load_bps(), std::memory_order_relaxed);
+  }
+  uint64_t depth_bytes() const {
+    uint64_t d = 0;
+    for (const auto& q : queues) d += q.depth_bytes();
+    return d;
   }
   bool empty() const {
     for (const auto& q : queues)
@@ -62,7 +81,8 @@ struct PortTx {
 struct Snapshot {
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
-  std::vector<MemberCounters> member;
+  std::vector<LbEngineCounters> groups;  // per group, summed over lcores
+  std::vector<MemberCounters> member;    // every group's members, flattened in group order
   uint64_t queued_packets = 0;
 };
 
@@ -76,7 +96,7 @@ class Dataplane {
   const SwitchConfig& config() const { return *config_; }
   PortTx& tx(uint16_t port) { return *tx_[port]; }
   const PortTx& tx(uint16_t port) const { return *tx_[port]; }
-  WorkerCounters& worker(unsigned i) { return *workers_[i]; }
+  WorkerState& worker(unsigned i) { return *workers_[i]; }
   unsigned num_workers() const { return static_cast<unsigned>(workers_.size()); }
 
   // Takes up to `max` frames from `port` that may start by `now_ps`, in the
@@ -91,10 +111,15 @@ class Dataplane {
 
   Snapshot snapshot() const;
 
+  // Replay only: every load-balancing decision is written here (null: none).
+  void set_decision_log(DecisionLog* log) { log_ = log; }
+  DecisionLog* decision_log() const { return log_; }
+
  private:
+  DecisionLog* log_ = nullptr;
   std::unique_ptr<SwitchConfig> config_;
   std::array<std::unique_ptr<PortTx>, kMaxPorts> tx_{};
-  std::vector<std::unique_ptr<WorkerCounters>> workers_;
+  std::vector<std::unique_ptr<WorkerState>> workers_;
 };
 
 }  // namespace rocelb

@@ -156,6 +156,7 @@ void LiveEngine::run_worker(unsigned w) {
     }
     for (uint16_t port : wk.tx) {
       PortTx& t = dp_->tx(port);
+      t.sample_load(now_ps / 1000);
       auto& pend = wk.pending[port];
       uint16_t& np = wk.npending[port];
       if (np) {

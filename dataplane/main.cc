@@ -52,7 +52,8 @@ bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
 }
 
 int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
-               const std::vector<std::string>& ins, const std::string& out_dir, bool quiet) {
+               const std::vector<std::string>& ins, const std::string& out_dir, bool quiet,
+               bool trace) {
   std::vector<ReplayInput> inputs;
   for (const auto& s : ins) {
     ReplayInput in;
@@ -79,7 +80,7 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   try {
     eal_start(eal_args_for_replay(1024));
     ReplayEngine engine(SwitchConfig::build(params), 65535);
-    const ReplayStats st = engine.run(inputs, out_dir);
+    const ReplayStats st = engine.run(inputs, out_dir, trace);
     if (!quiet) {
       std::cout << counters_table(engine.counters());
       std::cout << "virtual time " << (st.last_ns - st.first_ns) / 1000.0 << " us, outputs in "
@@ -158,6 +159,9 @@ int main(int argc, char** argv) {
   replay->add_option("--out-dir", out_dir, "where port<ID>.pcap and counters.json go")->required();
   replay->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
   replay->add_flag("--quiet", quiet, "print nothing on success");
+  bool trace = false;
+  replay->add_flag("--trace", trace,
+                   "write trace.jsonl: one JSON line per load-balancing decision");
 
   auto* run = app.add_subcommand("run", "forward live on DPDK ports until SIGINT/SIGTERM");
   std::vector<std::string> eal;
@@ -173,6 +177,6 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (*replay) return cmd_replay(config, sets, ins, out_dir, quiet);
+  if (*replay) return cmd_replay(config, sets, ins, out_dir, quiet, trace);
   return cmd_run(config, sets, eal, counters_out);
 }

@@ -8,6 +8,7 @@
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/mac_control.h"
 #include "lb/flow_hash.h"
+#include "lb/lb_engine.h"
 
 namespace rocelb {
 namespace {
@@ -19,7 +20,7 @@ inline void drop(PortCounters& pc, DropReason r, rte_mbuf* m) {
   rte_pktmbuf_free(m);
 }
 
-inline void enqueue(Dataplane& dp, WorkerCounters& wc, uint16_t port, uint8_t tc, rte_mbuf* m) {
+inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, rte_mbuf* m) {
   QueueCounters& qc = wc.queue[port][tc];
   const uint32_t len = m->pkt_len;
   if (dp.tx(port).queues[tc].enqueue(m)) {
@@ -66,7 +67,7 @@ inline uint32_t reply_capacity(const rte_mbuf* m) {
 // Sends the reply the local responder wrote into m (reply_len bytes) back out
 // of the port it came in on. Counts the request consumed and the reply
 // generated, like ARP.
-inline void send_icmp_reply(Dataplane& dp, WorkerCounters& wc, uint16_t in_port, rte_mbuf* m,
+inline void send_icmp_reply(Dataplane& dp, WorkerState& wc, uint16_t in_port, rte_mbuf* m,
                             uint32_t reply_len) {
   PortCounters& ic = wc.port[in_port];
   ++ic[PortCounter::consumed_icmp];
@@ -103,6 +104,17 @@ inline bool is_martian(const ParsedPacket& p) {
   return martian_v6(p.src_ip) || martian_v6(p.dst_ip);
 }
 
+// Fresh queue depth and load of every member, for the modes that compare
+// paths: the packet's class queue or the whole port (quality.depth).
+inline void fill_paths(const Dataplane& dp, const GroupConfig& g, uint8_t tc, MemberPath* paths) {
+  const bool whole_port = g.spec.knobs.quality.depth == QueueDepthSource::kPort;
+  for (size_t k = 0; k < g.members.size(); ++k) {
+    const PortTx& t = dp.tx(g.members[k].port);
+    paths[k].queue_bytes = whole_port ? t.depth_bytes() : t.queues[tc].depth_bytes();
+    paths[k].load_bps = t.load_bps.load(std::memory_order_relaxed);
+  }
+}
+
 inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail, FlowKey& k) {
   k.family = p.ip_version;
   const int alen = p.ip_version == 4 ? 4 : 16;
@@ -122,9 +134,9 @@ inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t 
 }  // namespace
 
 void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
-                   uint64_t /*now_ns*/) {
+                   uint64_t now_ns) {
   const SwitchConfig& cfg = dp.config();
-  WorkerCounters& wc = dp.worker(worker);
+  WorkerState& wc = dp.worker(worker);
   PortCounters& ic = wc.port[in_port];
   const PortConfig& iport = cfg.ports[in_port];
 
@@ -297,6 +309,7 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
       drop(ic, DropReason::ttl_expired, m);
       continue;
     }
+    const uint8_t tc = classify(cfg, p);
     uint16_t out_port = 0;
     const uint8_t* out_mac = nullptr;
     switch (nh.kind) {
@@ -319,18 +332,22 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
         break;
       case NextHopKind::kGroup: {
         const GroupConfig& g = cfg.groups[nh.group];
-        if (g.members.empty()) {
+        FlowKey key;
+        fill_flow_key(p, frame, m->data_len, key);
+        const uint32_t h = flow_hash(key, g.spec.hash);
+        MemberPath* paths = wc.paths[nh.group].data();
+        if (g.needs_depth) fill_paths(dp, g, tc, paths);
+        DecisionLog* log = dp.decision_log();
+        LbDecision why;
+        if (log) why.clear();
+        const uint32_t k =
+            wc.lb[nh.group]->select(h, m->pkt_len, now_ns, paths, log ? &why : nullptr);
+        if (k == kNoMember) {
           drop(ic, DropReason::no_member_up, m);
           continue;
         }
-        FlowKey key;
-        fill_flow_key(p, frame, m->data_len, key);
-        const uint32_t h = flow_hash(key, g.hash);
-        const uint32_t k = ecmp_pick(h, static_cast<uint32_t>(g.members.size()));
         const GroupMember& mem = g.members[k];
-        MemberCounters& mc = wc.member[g.counter_base + k];
-        ++mc.packets;
-        mc.bytes += m->pkt_len;
+        if (log) log->write(now_ns, g.name, g.spec.mode, key, h, why, mem.port);
         out_port = mem.port;
         out_mac = mem.mac;
         break;
@@ -344,7 +361,7 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
     }
     std::memcpy(frame, out_mac, 6);
     std::memcpy(frame + 6, cfg.ports[out_port].mac, 6);
-    enqueue(dp, wc, out_port, classify(cfg, p), m);
+    enqueue(dp, wc, out_port, tc, m);
   }
 }
 

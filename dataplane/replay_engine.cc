@@ -88,7 +88,8 @@ Json ReplayEngine::counters() const {
   return j;
 }
 
-ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir) {
+ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
+                              bool trace) {
   const SwitchConfig& cfg = dp_->config();
 
   // 1. Check every input before writing anything.
@@ -128,6 +129,13 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
                         "\": " + std::strerror(errno));
     tmp.path = templ;
   }
+  std::unique_ptr<DecisionLog> log;
+  if (trace) log = std::make_unique<DecisionLog>((tmp.path / "trace.jsonl").string());
+  struct Detach {  // the log dies with this run, whatever happens
+    Dataplane& dp;
+    ~Detach() { dp.set_decision_log(nullptr); }
+  } detach{*dp_};
+  dp_->set_decision_log(log.get());
   std::array<Sink, kMaxPorts> sinks;
   for (uint16_t id : cfg.port_ids)
     sinks[id].writer =
@@ -144,6 +152,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     throw ReplayError(e.what());
   }
   if (t0 == kNever) t0 = 0;
+  if (log) log->set_time_base(t0);
   stats_ = ReplayStats{};
   reorder_ = ReorderMeter{};
   stats_.first_ns = t0;
@@ -163,6 +172,12 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       if (sinks[id].scheduled && (out < 0 || sinks[id].next_ps < sinks[out].next_ps)) out = id;
     if (!in && out < 0) break;
     ++stats_.events;
+    {  // load meters see time pass on every port, busy or idle
+      const uint64_t t_ps = out >= 0 && (!in || sinks[out].next_ps <= in->arrival_ps)
+                                ? sinks[out].next_ps
+                                : in->arrival_ps;
+      for (uint16_t id : cfg.port_ids) dp_->tx(id).sample_load(t_ps / 1000);
+    }
 
     if (out >= 0 && (!in || sinks[out].next_ps <= in->arrival_ps)) {
       Sink& sk = sinks[out];
@@ -214,6 +229,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
 
   // 5. Close, write the counters, and move everything into place.
   for (uint16_t id : cfg.port_ids) sinks[id].writer->close();
+  if (log) log->close();
   {
     std::ofstream f(tmp.path / "counters.json");
     f << counters().dump(2) << "\n";

@@ -56,7 +56,10 @@ class ReplayEngine {
   // <out_dir>/port<ID>.pcap for every port and <out_dir>/counters.json.
   // Outputs are written into a private folder inside out_dir and moved into
   // place only when the run succeeds. Throws ReplayError on bad input.
-  ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir);
+  // With `trace`, <out_dir>/trace.jsonl gets one line per load-balancing
+  // decision (decision_log.h).
+  ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
+                  bool trace = false);
 
   Dataplane& dataplane() { return *dp_; }
   rte_mempool* pool() const { return pool_; }

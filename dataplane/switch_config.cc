@@ -51,6 +51,7 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
     pc.speed_bps = p.speed_bps;
     std::memcpy(pc.mac, p.mac.b.data(), 6);
     pc.promiscuous = p.promiscuous;
+    pc.admin_up = p.admin_up;
     pc.device = p.device;
     if (p.ipv4) {
       pc.has_v4 = true;
@@ -78,12 +79,16 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
   sc->nexthops.push_back(NextHop{});  // kNoRoute
   uint32_t nh_local = add_nexthop(*sc, NextHop{NextHopKind::kLocal, 0, {}, 0});
 
+  std::array<bool, kMaxPorts> port_has_group{};
   for (const auto& g : params.groups) {
     GroupConfig gc;
     gc.name = g.name;
-    gc.mode = g.mode;
-    gc.hash.seed = params.sw.hash_seed;
-    gc.hash.fields = g.hash_fields;
+    gc.spec.mode = g.mode;
+    gc.spec.hash.seed = params.sw.hash_seed;
+    gc.spec.hash.fields = g.hash_fields;
+    gc.spec.knobs = g.knobs;
+    gc.spec.seed = params.sw.hash_seed;
+    gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill;
     for (const auto& m : g.members) {
       const NeighborParams* n = params.find_neighbor(m.via);
       if (!n)
@@ -95,9 +100,14 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
       gm.via = m.via;
       gm.weight = m.weight;
       gc.members.push_back(gm);
+      gc.spec.weights.push_back(m.weight);
+      PortConfig& pc = sc->ports[n->port];
+      if (!port_has_group[n->port] || g.knobs.sampling_interval_ns < pc.load_interval_ns) {
+        pc.load_interval_ns = g.knobs.sampling_interval_ns;
+        pc.load_alpha_q16 = g.knobs.quality.load_alpha_q16;
+      }
+      port_has_group[n->port] = true;
     }
-    gc.counter_base = sc->total_members;
-    sc->total_members += static_cast<uint32_t>(gc.members.size());
     sc->groups.push_back(std::move(gc));
   }
 

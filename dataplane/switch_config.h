@@ -15,6 +15,7 @@
 #include "dataplane/neighbor_table.h"
 #include "dataplane/route_table.h"
 #include "lb/flow_hash.h"
+#include "lb/lb_engine.h"
 
 namespace rocelb {
 
@@ -31,6 +32,7 @@ struct PortConfig {
   uint64_t speed_bps = 0;
   uint8_t mac[6] = {};
   bool promiscuous = false;
+  bool admin_up = true;  // ports[].admin_status: a down port's group members are down
   bool has_v4 = false;
   uint8_t v4[4] = {};
   bool has_v6 = false;
@@ -39,6 +41,10 @@ struct PortConfig {
   std::array<uint32_t, kNumTrafficClasses> quantum{};  // DWRR bytes per round
   std::array<uint64_t, kNumTrafficClasses> queue_limit{};
   std::string device;
+  // Transmit-load EWMA of the port (quality modes): the shortest
+  // sampling_interval and its alpha among the groups the port is a member of.
+  uint64_t load_interval_ns = 16'000;
+  uint32_t load_alpha_q16 = 16384;
 };
 
 enum class NextHopKind : uint8_t { kNone, kLocal, kConnected, kNeighbor, kGroup };
@@ -59,10 +65,9 @@ struct GroupMember {
 
 struct GroupConfig {
   std::string name;
-  LbMode mode = LbMode::kFixed;
-  HashConfig hash;
+  LbGroupSpec spec;  // mode, hash, weights, knobs, seed: what each lcore's LbEngine is built from
   std::vector<GroupMember> members;
-  uint32_t counter_base = 0;  // first member's index in the flat member-counter array
+  bool needs_depth = false;  // the mode reads queue depth and load (quality modes, drill)
 };
 
 class SwitchConfig {
@@ -81,7 +86,6 @@ class SwitchConfig {
   NeighborTable neighbors;
   std::vector<NextHop> nexthops;  // index kNoRoute (0) = no route
   std::vector<GroupConfig> groups;
-  uint32_t total_members = 0;
   Trust trust = Trust::kDscp;
   std::array<uint8_t, 64> dscp_to_tc{};
   std::array<uint8_t, 8> pcp_to_tc{};

@@ -22,7 +22,8 @@ IpAddr ip(const char* s) {
   return a;
 }
 
-const char* kPortKeys = "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, scheduler)";
+const char* kPortKeys =
+    "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, scheduler)";
 const char* kTopKeys = "(known: switch, ports, neighbors, groups, routes, qos)";
 const char* kQosKeys =
     "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits)";
@@ -447,6 +448,17 @@ TEST(ConfigPorts, DeviceAndPromiscuous) {
             "x.yaml: ports[0].device: expected a string, found a list");
 }
 
+TEST(ConfigPorts, AdminStatus) {
+  EXPECT_TRUE(port_of(kPort).admin_up);
+  EXPECT_TRUE(port_of(kPort + ", admin_status: up").admin_up);
+  EXPECT_FALSE(port_of(kPort + ", admin_status: down").admin_up);
+  EXPECT_EQ(port_error(kPort + ", admin_status: off"),
+            "x.yaml: ports[0].admin_status: \"off\": must be up or down");
+  EXPECT_EQ(port_error(kPort + ", admin_status: [up]"),
+            "x.yaml: ports[0].admin_status: expected up or down, found a list");
+  EXPECT_FALSE(load(Doc().text(), {"ports[1].admin_status=down"}).ports[1].admin_up);
+}
+
 TEST(ConfigPorts, SchedulerOverride) {
   ConfigParams c = load(
       "ports:\n"
@@ -590,7 +602,8 @@ TEST(ConfigGroups, NameRule) {
 
 TEST(ConfigGroups, UnknownAndMissingKeys) {
   EXPECT_EQ(group_error("groups: {g: {mod: fixed, members: [10.0.0.2]}}\n"),
-            "x.yaml: groups.g.mod: unknown key (known: mode, members, hash_fields)");
+            "x.yaml: groups.g.mod: unknown key (known: mode, members, hash_fields, idle_time, "
+            "sampling_interval, max_flows, buckets, quality, drill, seed)");
   EXPECT_EQ(group_error("groups: {g: {mode: fixed}}\n"),
             "x.yaml: groups.g: missing required key \"members\"");
 }
@@ -598,7 +611,17 @@ TEST(ConfigGroups, UnknownAndMissingKeys) {
 TEST(ConfigGroups, ModeRule) {
   EXPECT_EQ(group_of("{mode: fixed, members: [10.0.0.2]}").mode, LbMode::kFixed);
   EXPECT_EQ(group_error("groups: {g: {mode: ecmp, members: [10.0.0.2]}}\n"),
-            "x.yaml: groups.g.mode: \"ecmp\": unknown mode (allowed: fixed)");
+            "x.yaml: groups.g.mode: \"ecmp\": unknown mode (allowed: fixed, wcmp, resilient, "
+            "flowlet_random, flowlet_quality, per_packet_quality, per_packet_random, drill)");
+  EXPECT_EQ(group_of("{mode: wcmp, members: [10.0.0.2]}").mode, LbMode::kWcmp);
+  EXPECT_EQ(group_of("{mode: resilient, members: [10.0.0.2]}").mode, LbMode::kResilient);
+  EXPECT_EQ(group_of("{mode: flowlet_random, members: [10.0.0.2]}").mode, LbMode::kFlowletRandom);
+  EXPECT_EQ(group_of("{mode: flowlet_quality, members: [10.0.0.2]}").mode, LbMode::kFlowletQuality);
+  EXPECT_EQ(group_of("{mode: per_packet_quality, members: [10.0.0.2]}").mode,
+            LbMode::kPerPacketQuality);
+  EXPECT_EQ(group_of("{mode: per_packet_random, members: [10.0.0.2]}").mode,
+            LbMode::kPerPacketRandom);
+  EXPECT_EQ(group_of("{mode: drill, members: [10.0.0.2]}").mode, LbMode::kDrill);
 }
 
 TEST(ConfigGroups, MembersListRules) {
@@ -690,6 +713,236 @@ TEST(ConfigGroups, SortedByName) {
 TEST(ConfigGroups, DuplicateGroupName) {
   EXPECT_EQ(group_error("groups:\n  g: {members: [10.0.0.2]}\n  g: {members: [10.0.1.2]}\n"),
             "x.yaml: groups.g: duplicate key");
+}
+
+// ---- group load-balancing knobs ---------------------------------------------
+
+std::string knob_error(const std::string& knobs) {
+  return group_error("groups: {g: {members: [10.0.0.2, 10.0.1.2], " + knobs + "}}\n");
+}
+LbKnobs knobs_of(const std::string& knobs) {
+  return group_of("{members: [10.0.0.2, 10.0.1.2], " + knobs + "}").knobs;
+}
+
+TEST(ConfigGroupKnobs, DefaultsFollowDlb) {
+  const LbKnobs k = group_of("{members: [10.0.0.2]}").knobs;
+  EXPECT_EQ(k, LbKnobs{});
+  EXPECT_EQ(k.idle_time_ns, 256'000u);
+  EXPECT_EQ(k.sampling_interval_ns, 16'000u);
+  EXPECT_EQ(k.max_flows, 4096u);
+  EXPECT_EQ(k.buckets, 0u);
+  EXPECT_EQ(effective_buckets(LbMode::kWcmp, k), 4096u);
+  EXPECT_EQ(effective_buckets(LbMode::kResilient, k), 256u);
+  EXPECT_EQ(k.quality.load_weight, 50u);
+  EXPECT_EQ(k.quality.queue_weight, 50u);
+  EXPECT_EQ(k.quality.queue_thresholds[0], 16'000u);
+  EXPECT_EQ(k.quality.queue_thresholds[6], 1'000'000u);
+  EXPECT_EQ(k.quality.load_thresholds[0], 10u);
+  EXPECT_EQ(k.quality.load_thresholds[6], 90u);
+  EXPECT_EQ(k.quality.depth, QueueDepthSource::kPort);
+  EXPECT_EQ(k.quality.load_alpha_q16, 16384u);
+  EXPECT_EQ(k.drill.d, 2u);
+  EXPECT_EQ(k.drill.m, 1u);
+  EXPECT_EQ(k.seed, 0u);
+}
+
+TEST(ConfigGroupKnobs, Values) {
+  const LbKnobs k = knobs_of(
+      "mode: flowlet_quality, idle_time: 50us, sampling_interval: 1ms, max_flows: 65536, "
+      "buckets: 1024, seed: 0x10, drill: {d: 4, m: 0}, "
+      "quality: {load_weight: 30, queue_weight: 70, depth: class, load_alpha: 0.5, "
+      "queue_thresholds: [1KB, 2KB, 4KB, 8KB, 16KB, 32KB, 1MiB], "
+      "load_thresholds: [5, 10, 20, 40, 60, 80, 100]}");
+  EXPECT_EQ(k.idle_time_ns, 50'000u);
+  EXPECT_EQ(k.sampling_interval_ns, 1'000'000u);
+  EXPECT_EQ(k.max_flows, 65536u);
+  EXPECT_EQ(k.buckets, 1024u);
+  EXPECT_EQ(k.seed, 16u);
+  EXPECT_EQ(k.drill.d, 4u);
+  EXPECT_EQ(k.drill.m, 0u);
+  EXPECT_EQ(k.quality.load_weight, 30u);
+  EXPECT_EQ(k.quality.queue_weight, 70u);
+  EXPECT_EQ(k.quality.depth, QueueDepthSource::kClass);
+  EXPECT_EQ(k.quality.load_alpha_q16, 32768u);
+  EXPECT_EQ(k.quality.queue_thresholds,
+            (std::array<uint64_t, 7>{1000, 2000, 4000, 8000, 16000, 32000, 1048576}));
+  EXPECT_EQ(k.quality.load_thresholds, (std::array<uint32_t, 7>{5, 10, 20, 40, 60, 80, 100}));
+  EXPECT_EQ(knobs_of("quality: {depth: port}").quality.depth, QueueDepthSource::kPort);
+}
+
+TEST(ConfigGroupKnobs, KnobsOfOtherModesAreAccepted) {
+  // So that one --set switches a sweep between modes.
+  const GroupParams g = group_of(
+      "{mode: fixed, members: [10.0.0.2], idle_time: 1ms, max_flows: 1024, buckets: 65536, "
+      "drill: {d: 3}, quality: {load_weight: 100}}");
+  EXPECT_EQ(g.mode, LbMode::kFixed);
+  EXPECT_EQ(g.knobs.buckets, 65536u);
+  EXPECT_EQ(g.knobs.drill.d, 3u);
+  EXPECT_EQ(g.knobs.drill.m, 1u);
+  Doc d;
+  d.groups = "groups:\n  g: {members: [10.0.0.2], idle_time: 64us}\n";
+  const ConfigParams c = load(d.text(), {"groups.g.mode=flowlet_random"});
+  EXPECT_EQ(c.groups[0].mode, LbMode::kFlowletRandom);
+  EXPECT_EQ(c.groups[0].knobs.idle_time_ns, 64'000u);
+  EXPECT_EQ(load(d.text(), {"groups.g.idle_time=1ms"}).groups[0].knobs.idle_time_ns, 1'000'000u);
+}
+
+TEST(ConfigGroupKnobs, DurationRules) {
+  EXPECT_EQ(knob_error("idle_time: 256"),
+            "x.yaml: groups.g.idle_time: 256: not a duration (expected a number with unit ns, "
+            "us, ms or s, e.g. 256us)");
+  EXPECT_EQ(knob_error("idle_time: 50ns"),
+            "x.yaml: groups.g.idle_time: \"50ns\": idle time must be 100ns .. 1s");
+  EXPECT_EQ(knob_error("idle_time: 2s"),
+            "x.yaml: groups.g.idle_time: \"2s\": idle time must be 100ns .. 1s");
+  EXPECT_EQ(knob_error("sampling_interval: 0"),
+            "x.yaml: groups.g.sampling_interval: 0: sampling interval must be 100ns .. 1s");
+  EXPECT_EQ(knob_error("sampling_interval: [1us]"),
+            "x.yaml: groups.g.sampling_interval: expected a duration, found a list");
+  EXPECT_EQ(knobs_of("idle_time: 100ns, sampling_interval: 1s").sampling_interval_ns,
+            1'000'000'000u);
+}
+
+TEST(ConfigGroupKnobs, TableSizeRules) {
+  const std::string flows_rule =
+      "max_flows must be a power of two 64..1048576 (flowlet table entries)";
+  EXPECT_EQ(knob_error("max_flows: 1000"), "x.yaml: groups.g.max_flows: 1000: " + flows_rule);
+  EXPECT_EQ(knob_error("max_flows: 32"), "x.yaml: groups.g.max_flows: 32: " + flows_rule);
+  EXPECT_EQ(knob_error("max_flows: 2097152"), "x.yaml: groups.g.max_flows: 2097152: " + flows_rule);
+  EXPECT_EQ(knob_error("max_flows: 4K"), "x.yaml: groups.g.max_flows: \"4K\": " + flows_rule);
+  EXPECT_EQ(knobs_of("max_flows: 64").max_flows, 64u);
+  EXPECT_EQ(knobs_of("max_flows: 1048576").max_flows, 1048576u);
+
+  const std::string buckets_rule = "buckets must be a power of two 64..65536";
+  EXPECT_EQ(knob_error("buckets: 100"), "x.yaml: groups.g.buckets: 100: " + buckets_rule);
+  EXPECT_EQ(knob_error("buckets: 131072"), "x.yaml: groups.g.buckets: 131072: " + buckets_rule);
+  EXPECT_EQ(knob_error("buckets: -64"), "x.yaml: groups.g.buckets: -64: " + buckets_rule);
+  EXPECT_EQ(knob_error("mode: resilient, buckets: 8192"),
+            "x.yaml: groups.g.buckets: 8192: resilient hashing takes 64..4096 buckets");
+  EXPECT_EQ(knobs_of("mode: resilient, buckets: 4096").buckets, 4096u);
+  EXPECT_EQ(knobs_of("mode: wcmp, buckets: 65536").buckets, 65536u);
+}
+
+TEST(ConfigGroupKnobs, ModeSetOnTheCommandLineIsNamed) {
+  Doc d;
+  d.groups = "groups:\n  g: {members: [10.0.0.2], buckets: 8192}\n";
+  EXPECT_EQ(load(d.text()).groups[0].knobs.buckets, 8192u);
+  EXPECT_EQ(error_of(d.text(), {"groups.g.mode=resilient"}),
+            "--set groups.g.mode=resilient: groups.g.buckets: 8192: resilient hashing takes "
+            "64..4096 buckets");
+}
+
+TEST(ConfigGroupKnobs, BucketsAtLeastMembers) {
+  // 65 hosts behind port 0 in one wcmp group with 64 buckets.
+  Doc d;
+  d.neighbors = "neighbors:\n";
+  std::string members;
+  for (int i = 0; i < 65; ++i) {
+    const std::string ip = "10.0.0." + std::to_string(10 + i);
+    char mac[32];
+    std::snprintf(mac, sizeof mac, "02:00:00:00:03:%02x", i);
+    d.neighbors += "  - {ip: " + ip + ", mac: \"" + mac + "\", port: 0}\n";
+    members += (i ? ", " : "") + ip;
+  }
+  d.groups = "groups:\n  g: {mode: wcmp, buckets: 64, members: [" + members + "]}\n";
+  EXPECT_EQ(error_of(d.text()),
+            "x.yaml: groups.g.buckets: 64: wcmp needs at least as many buckets as members (65)");
+  d.groups = "groups:\n  g: {mode: fixed, buckets: 64, members: [" + members + "]}\n";
+  EXPECT_EQ(load(d.text()).groups[0].members.size(), 65u);
+}
+
+TEST(ConfigGroupKnobs, QualityWeights) {
+  EXPECT_EQ(knobs_of("quality: {load_weight: 70}").quality.queue_weight, 30u);
+  EXPECT_EQ(knobs_of("quality: {queue_weight: 100}").quality.load_weight, 0u);
+  EXPECT_EQ(knob_error("quality: {load_weight: 60, queue_weight: 60}"),
+            "x.yaml: groups.g.quality: load_weight + queue_weight must be 100 (found 60 + 60)");
+  EXPECT_EQ(knob_error("quality: {load_weight: 101}"),
+            "x.yaml: groups.g.quality.load_weight: 101: weight must be 0..100");
+  EXPECT_EQ(knob_error("quality: {loadweight: 50}"),
+            "x.yaml: groups.g.quality.loadweight: unknown key (known: load_weight, "
+            "queue_weight, load_thresholds, queue_thresholds, depth, load_alpha)");
+  EXPECT_EQ(knob_error("quality: 50"), "x.yaml: groups.g.quality: 50: expected a map");
+}
+
+TEST(ConfigGroupKnobs, QualityThresholds) {
+  EXPECT_EQ(knob_error("quality: {queue_thresholds: [1KB, 2KB]}"),
+            "x.yaml: groups.g.quality.queue_thresholds: must list 7 increasing thresholds "
+            "(found 2)");
+  EXPECT_EQ(knob_error("quality: {queue_thresholds: [1KB, 2KB, 4KB, 4KB, 5KB, 6KB, 7KB]}"),
+            "x.yaml: groups.g.quality.queue_thresholds[3]: \"4KB\": thresholds must increase "
+            "(queue_thresholds[2] is \"4KB\")");
+  EXPECT_EQ(knob_error("quality: {queue_thresholds: [0, 2KB, 3KB, 4KB, 5KB, 6KB, 7KB]}"),
+            "x.yaml: groups.g.quality.queue_thresholds[0]: 0: threshold must be 1 B .. 1 GB");
+  EXPECT_EQ(knob_error("quality: {queue_thresholds: [1KB, 2KB, 3KB, 4KB, 5KB, 6KB, lots]}"),
+            "x.yaml: groups.g.quality.queue_thresholds[6]: \"lots\": not a byte size "
+            "(expected e.g. 4MB, 1.5MB, 512KiB or an integer in bytes)");
+  EXPECT_EQ(knob_error("quality: {queue_thresholds: 16KB}"),
+            "x.yaml: groups.g.quality.queue_thresholds: \"16KB\": expected a list");
+  EXPECT_EQ(knob_error("quality: {load_thresholds: [10, 20, 30, 40, 50, 60, 101]}"),
+            "x.yaml: groups.g.quality.load_thresholds[6]: 101: load threshold (percent) must "
+            "be 1..100");
+  EXPECT_EQ(knob_error("quality: {load_thresholds: [10, 20, 30, 40, 50, 60, 60]}"),
+            "x.yaml: groups.g.quality.load_thresholds[6]: 60: thresholds must increase "
+            "(load_thresholds[5] is 60)");
+  EXPECT_EQ(knob_error("quality: {load_thresholds: [10, 20, 30, 40, 50, 60, 70, 80]}"),
+            "x.yaml: groups.g.quality.load_thresholds: must list 7 increasing thresholds "
+            "(found 8)");
+}
+
+TEST(ConfigGroupKnobs, QualityDepthAndAlpha) {
+  EXPECT_EQ(knob_error("quality: {depth: queue}"),
+            "x.yaml: groups.g.quality.depth: \"queue\": must be port (whole port) or class "
+            "(the packet's class)");
+  EXPECT_EQ(knobs_of("quality: {load_alpha: 1}").quality.load_alpha_q16, 65536u);
+  EXPECT_EQ(knobs_of("quality: {load_alpha: 1.0}").quality.load_alpha_q16, 65536u);
+  EXPECT_EQ(knobs_of("quality: {load_alpha: .125}").quality.load_alpha_q16, 8192u);
+  EXPECT_EQ(knobs_of("quality: {load_alpha: 0.1}").quality.load_alpha_q16, 6554u);
+  const std::string rule =
+      "load_alpha must be a decimal number in (0, 1] (weight of a new sample), e.g. 0.25";
+  for (const char* bad : {"0", "1.5", "-0.25", "abc", "0.000001", "2", "0.25.1", "."})
+    EXPECT_EQ(knob_error(std::string("quality: {load_alpha: \"") + bad + "\"}"),
+              std::string("x.yaml: groups.g.quality.load_alpha: \"") + bad + "\": " + rule)
+        << bad;
+}
+
+TEST(ConfigGroupKnobs, DefaultYamlShowsTheDefaults) {
+  // configs/default.yaml lists the knobs commented out, with their defaults:
+  // uncommented they must load and change nothing (buckets: the wcmp default).
+  std::ifstream in(std::string(ROCELB_SOURCE_DIR) + "/configs/default.yaml");
+  ASSERT_TRUE(in);
+  std::string text, line;
+  bool in_knobs = false;
+  int uncommented = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("    # idle_time:", 0) == 0) in_knobs = true;
+    if (in_knobs && line.rfind("    # ", 0) == 0) {
+      if (line.rfind("    # seed:", 0) == 0) in_knobs = false;
+      line = "    " + line.substr(6);
+      ++uncommented;
+    }
+    text += line + "\n";
+  }
+  EXPECT_EQ(uncommented, 13);
+  const ConfigParams c = load(text);
+  const GroupParams* g = c.find_group("uplinks");
+  ASSERT_NE(g, nullptr);
+  LbKnobs want;
+  want.buckets = 4096;
+  EXPECT_EQ(g->knobs, want);
+}
+
+TEST(ConfigGroupKnobs, DrillAndSeed) {
+  EXPECT_EQ(knob_error("drill: {d: 0}"), "x.yaml: groups.g.drill.d: 0: d (samples) must be 1..16");
+  EXPECT_EQ(knob_error("drill: {d: 17}"),
+            "x.yaml: groups.g.drill.d: 17: d (samples) must be 1..16");
+  EXPECT_EQ(knob_error("drill: {m: 17}"),
+            "x.yaml: groups.g.drill.m: 17: m (remembered) must be 0..16");
+  EXPECT_EQ(knob_error("drill: {k: 1}"), "x.yaml: groups.g.drill.k: unknown key (known: d, m)");
+  EXPECT_EQ(knobs_of("drill: {m: 16}").drill.m, 16u);
+  EXPECT_EQ(knobs_of("seed: 18446744073709551615").seed, UINT64_MAX);
+  EXPECT_EQ(knob_error("seed: -1"),
+            "x.yaml: groups.g.seed: -1: seed must be an unsigned 64-bit integer (decimal or 0x "
+            "hex)");
 }
 
 // ---- routes -----------------------------------------------------------------

@@ -186,7 +186,7 @@ TEST(ConfigOverrideErrors, UnknownKeyIntroducedBySet) {
             std::string("--set foo.bar=1: foo: unknown key ") + kTopKeys);
   EXPECT_EQ(error_of(Doc().text(), {"ports[0].sped=25G"}),
             "--set ports[0].sped=25G: ports[0].sped: unknown key (known: id, name, speed, mac, "
-            "ipv4, ipv6, device, promiscuous, scheduler)");
+            "ipv4, ipv6, device, promiscuous, admin_status, scheduler)");
 }
 
 TEST(ConfigOverrideErrors, PfcEnableIsNotKnownYet) {
@@ -199,7 +199,9 @@ TEST(ConfigOverrideErrors, BadValue) {
   EXPECT_EQ(error_of(Doc().text(), {"ports[0].speed=2T"}),
             "--set ports[0].speed=2T: ports[0].speed: \"2T\": speed must be 1 Mb/s .. 1.6 Tb/s");
   EXPECT_EQ(error_of(Doc().text(), {"groups.g.mode=ecmp"}),
-            "--set groups.g.mode=ecmp: groups.g.mode: \"ecmp\": unknown mode (allowed: fixed)");
+            "--set groups.g.mode=ecmp: groups.g.mode: \"ecmp\": unknown mode (allowed: fixed, "
+            "wcmp, resilient, flowlet_random, flowlet_quality, per_packet_quality, "
+            "per_packet_random, drill)");
   EXPECT_EQ(error_of(Doc().text(), {"qos.dscp_to_tc.64=3"}),
             "--set qos.dscp_to_tc.64=3: qos.dscp_to_tc.64: DSCP must be 0..63");
   EXPECT_EQ(error_of(Doc().text(), {"qos.scheduler.strict=[6,9]"}),

@@ -1,0 +1,64 @@
+// Counters of one LbEngine (one group on one lcore), summed on read. Names and
+// help text are declared once in ROCELB_LB_COUNTERS; every reader walks
+// kLbCounters. Per member: packets and bytes the engine sent there.
+//
+//   decisions           packets the engine chose a member for
+//   no_member           packets that found every member down (kNoMember)
+//   flowlets_created    new flowlets started (first packet, gap, or member down)
+//   flowlets_expired    flowlets ended by a gap longer than idle_time
+//   flowlet_collisions  packets that found another flow's tag in an active entry
+//   flowlets_rerouted   new flowlets placed on another member than the entry's last
+//   buckets_moved       bucket-table entries reassigned after members went down or up
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace rocelb {
+
+#define ROCELB_LB_COUNTERS(X)                                                               \
+  X(decisions, "packets the engine chose a member for")                                     \
+  X(no_member, "packets that found every member of the group down")                         \
+  X(flowlets_created, "new flowlets started (first packet, idle gap, or member down)")      \
+  X(flowlets_expired, "flowlets ended by a gap longer than idle_time")                      \
+  X(flowlet_collisions, "packets that found another flow's tag in an active flowlet entry") \
+  X(flowlets_rerouted, "new flowlets placed on another member than the entry's last one")   \
+  X(buckets_moved, "bucket-table entries reassigned after members went down or came back")
+
+struct alignas(64) LbEngineCounters {
+#define ROCELB_X(name, help) uint64_t name = 0;
+  ROCELB_LB_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+  std::vector<uint64_t> member_packets;  // indexed like the group's members
+  std::vector<uint64_t> member_bytes;
+
+  // Adds another lcore's counters of the same group (same member count).
+  void add(const LbEngineCounters& o) {
+#define ROCELB_X(name, help) name += o.name;
+    ROCELB_LB_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+    if (member_packets.size() < o.member_packets.size()) {
+      member_packets.resize(o.member_packets.size());
+      member_bytes.resize(o.member_bytes.size());
+    }
+    for (size_t i = 0; i < o.member_packets.size(); ++i) {
+      member_packets[i] += o.member_packets[i];
+      member_bytes[i] += o.member_bytes[i];
+    }
+  }
+};
+
+struct LbCounterInfo {
+  std::string_view name;
+  std::string_view help;
+  uint64_t LbEngineCounters::*field;
+};
+
+inline constexpr LbCounterInfo kLbCounters[] = {
+#define ROCELB_X(name, help) {#name, help, &LbEngineCounters::name},
+    ROCELB_LB_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+};
+
+}  // namespace rocelb

@@ -1,0 +1,93 @@
+// Knobs of a group's load balancing, as validated from `groups.<name>.*`
+// (control/config_loader.cc) and handed to LbEngine. Every knob is accepted
+// whatever the mode (a sweep switches modes with one --set); each engine reads
+// only its own. Defaults follow Broadcom / SAI DLB where it has the knob.
+//
+//   idle_time          256us   flowlet gap: a flow idle longer starts a new flowlet
+//   sampling_interval  16us    transmit-load EWMA sampling period (LoadMeter)
+//   max_flows          4096    flowlet table entries, power of two 64..1M
+//   buckets            0       bucket table size, power of two; 0 = the mode's
+//                              default (wcmp 4096, resilient 256)
+//   quality.load_weight   50   percent of the quality from the load band
+//   quality.queue_weight  50   percent from the queue band (the two sum to 100)
+//   quality.queue_thresholds   16KB 32KB 64KB 128KB 256KB 512KB 1MB
+//   quality.load_thresholds    10 25 40 55 70 80 90 (percent of link speed)
+//   quality.depth         port queue depth of the whole port, or of the packet's class
+//   quality.load_alpha    0.25 weight of a new sample in the load EWMA
+//   drill.d / drill.m     2/1  random samples / remembered best per decision
+//   seed                  0    mixed with the switch seed and the lcore into the RNG
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "lb/lb_mode.h"
+
+namespace rocelb {
+
+// Where the queue depth of a member comes from; the dataplane honours it when
+// it fills MemberPath::queue_bytes.
+enum class QueueDepthSource : uint8_t { kPort, kClass };
+inline constexpr std::string_view kQueueDepthNames[] = {"port", "class"};
+
+inline constexpr int kQualityBands = 8;  // 0 = best (idle) .. 7 = worst
+inline constexpr int kQualityThresholds = kQualityBands - 1;
+
+struct QualityKnobs {
+  uint32_t load_weight = 50;   // percent; load_weight + queue_weight == 100
+  uint32_t queue_weight = 50;  // percent
+  // A metric's band is the number of its thresholds it reaches (v >= t).
+  std::array<uint64_t, kQualityThresholds> queue_thresholds{16'000,  32'000,  64'000,   128'000,
+                                                            256'000, 512'000, 1'000'000};
+  std::array<uint32_t, kQualityThresholds> load_thresholds{10, 25, 40, 55, 70, 80, 90};
+  QueueDepthSource depth = QueueDepthSource::kPort;
+  uint32_t load_alpha_q16 = 16384;  // EWMA weight of a new sample, in 1/65536 (0.25)
+  bool operator==(const QualityKnobs&) const = default;
+};
+
+struct DrillKnobs {
+  uint32_t d = 2;  // random members sampled per packet
+  uint32_t m = 1;  // best members remembered from the previous decision
+  bool operator==(const DrillKnobs&) const = default;
+};
+
+struct LbKnobs {
+  uint64_t idle_time_ns = 256'000;
+  uint64_t sampling_interval_ns = 16'000;
+  uint32_t max_flows = 4096;
+  uint32_t buckets = 0;  // 0: the mode's default
+  QualityKnobs quality;
+  DrillKnobs drill;
+  uint64_t seed = 0;
+  bool operator==(const LbKnobs&) const = default;
+};
+
+// Limits the config loader enforces and LbEngine assumes.
+inline constexpr uint32_t kMaxLbMembers = 256;
+inline constexpr uint64_t kMinIdleTimeNs = 100;
+inline constexpr uint64_t kMaxIdleTimeNs = 1'000'000'000;
+inline constexpr uint64_t kMinSamplingIntervalNs = 100;
+inline constexpr uint64_t kMaxSamplingIntervalNs = 1'000'000'000;
+inline constexpr uint32_t kMinMaxFlows = 64;
+inline constexpr uint32_t kMaxMaxFlows = 1u << 20;
+inline constexpr uint32_t kMinBuckets = 64;
+inline constexpr uint32_t kMaxBuckets = 65536;
+inline constexpr uint32_t kMaxResilientBuckets = 4096;
+inline constexpr uint32_t kDefaultWcmpBuckets = 4096;
+inline constexpr uint32_t kDefaultResilientBuckets = 256;
+inline constexpr uint32_t kMaxDrillSamples = 16;
+inline constexpr uint32_t kMaxDrillMemory = 16;
+
+// The bucket table size a mode uses (0 for modes without one).
+inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {
+  if (!uses_buckets(mode)) return 0;
+  if (k.buckets != 0) return k.buckets;
+  return mode == LbMode::kWcmp ? kDefaultWcmpBuckets : kDefaultResilientBuckets;
+}
+
+inline constexpr bool is_power_of_two(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+}  // namespace rocelb
