@@ -1,19 +1,44 @@
 #include "dataplane/dataplane.h"
 
-#include <atomic>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace rocelb {
 namespace {
 std::atomic<uint64_t> g_dataplane_seq{0};
+
+bool same_lb(const GroupConfig& a, const GroupConfig& b) {
+  if (a.name != b.name || a.spec.mode != b.spec.mode || a.spec.weights != b.spec.weights ||
+      !(a.spec.knobs == b.spec.knobs) || a.spec.seed != b.spec.seed ||
+      a.spec.hash.seed != b.spec.hash.seed || a.spec.hash.fields != b.spec.hash.fields ||
+      a.members.size() != b.members.size())
+    return false;
+  for (size_t k = 0; k < a.members.size(); ++k)
+    if (a.members[k].port != b.members[k].port) return false;
+  return true;
 }
+}  // namespace
 
 Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
                      unsigned ring_capacity, uint64_t shaper_burst_ps)
-    : config_(std::move(config)) {
+    : shaper_burst_ps_(shaper_burst_ps) {
   const uint64_t seq = g_dataplane_seq.fetch_add(1);
-  for (uint16_t id : config_->port_ids) {
-    const PortConfig& pc = config_->ports[id];
+  const unsigned nw = num_workers ? num_workers : 1;
+  for (unsigned i = 0; i < nw; ++i) workers_.push_back(std::make_unique<WorkerState>());
+
+  const size_t rcu_size = rte_rcu_qsbr_get_memsize(nw);
+  rcu_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("rl_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
+  if (!rcu_ || rte_rcu_qsbr_init(rcu_, nw) != 0)
+    throw std::runtime_error("cannot set up RCU for config swaps: " +
+                             std::string(rte_strerror(rte_errno)));
+
+  for (uint16_t id : config->port_ids) {
+    const PortConfig& pc = config->ports[id];
     auto t = std::make_unique<PortTx>();
     for (int c = 0; c < kNumTrafficClasses; ++c) {
       std::string name =
@@ -21,34 +46,105 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
       t->queues[c].init(name, ring_capacity, pc.queue_limit[c]);
       t->queue_ptrs[c] = &t->queues[c];
     }
-    t->scheduler.configure(pc.strict_mask, pc.quantum);
-    t->shaper.configure(pc.speed_bps, shaper_burst_ps);
+    configure_port(*t, pc);
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
-  for (unsigned i = 0; i < (num_workers ? num_workers : 1); ++i) {
-    auto w = std::make_unique<WorkerState>();
-    for (const GroupConfig& g : config_->groups) {
-      w->lb.push_back(std::make_unique<LbEngine>(g.spec, i));
-      std::vector<MemberPath> paths(g.members.size());
-      for (size_t k = 0; k < g.members.size(); ++k) {
-        const PortConfig& mp = config_->ports[g.members[k].port];
-        paths[k].speed_bps = mp.speed_bps;
-        paths[k].up = mp.admin_up;
-      }
-      w->paths.push_back(std::move(paths));
-    }
-    workers_.push_back(std::move(w));
-  }
+  owned_ = make_epoch(std::move(config), nullptr);
+  epoch_.store(owned_.get(), std::memory_order_release);
 }
 
 Dataplane::~Dataplane() {
   flush();
+  rte_free(rcu_);
+}
+
+void Dataplane::configure_port(PortTx& t, const PortConfig& pc) {
+  t.scheduler.configure(pc.strict_mask, pc.quantum);
+  t.shaper.configure(pc.speed_bps, shaper_burst_ps_);
+  for (int c = 0; c < kNumTrafficClasses; ++c) t.queues[c].set_limit(pc.queue_limit[c]);
+}
+
+std::unique_ptr<Epoch> Dataplane::make_epoch(std::unique_ptr<SwitchConfig> cfg,
+                                             const Epoch* previous) {
+  auto e = std::make_unique<Epoch>();
+  e->generation = previous ? previous->generation + 1 : 1;
+  for (unsigned w = 0; w < workers_.size(); ++w) {
+    WorkerLb lb;
+    for (const GroupConfig& g : cfg->groups) {
+      std::shared_ptr<LbEngine> engine;
+      if (previous)  // an unchanged group keeps its engine: flowlets stay where they are
+        for (size_t i = 0; i < previous->config->groups.size(); ++i)
+          if (same_lb(previous->config->groups[i], g)) engine = previous->workers[w].engines[i];
+      if (!engine) engine = std::make_shared<LbEngine>(g.spec, w);
+      lb.engines.push_back(std::move(engine));
+      std::vector<MemberPath> paths(g.members.size());
+      for (size_t k = 0; k < g.members.size(); ++k) {
+        const PortConfig& mp = cfg->ports[g.members[k].port];
+        paths[k].speed_bps = mp.speed_bps;
+        paths[k].up = mp.admin_up;
+      }
+      lb.paths.push_back(std::move(paths));
+    }
+    e->workers.push_back(std::move(lb));
+  }
+  e->config = std::move(cfg);
+  return e;
+}
+
+void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
+  const SwitchConfig& cur = config();
+  if (next->port_ids != cur.port_ids)
+    throw std::invalid_argument(
+        "the set of ports changed: restart the switch to add or remove ports");
+  for (uint16_t id : next->port_ids)
+    if (next->ports[id].device != cur.ports[id].device)
+      throw std::invalid_argument("ports[" + std::to_string(id) +
+                                  "].device changed: restart the switch to change a device");
+  std::unique_ptr<Epoch> fresh = make_epoch(std::move(next), owned_.get());
+  Epoch* old = owned_.release();
+  owned_ = std::move(fresh);
+  epoch_.store(owned_.get(), std::memory_order_release);
+  // Grace period: once every online worker has passed a quiescent state, no
+  // one can hold the old epoch.
+  rte_rcu_qsbr_synchronize(rcu_, RTE_QSBR_THRID_INVALID);
+  // Engines not carried over are retired: keep their counts under the group's name.
+  for (size_t w = 0; w < old->workers.size(); ++w)
+    for (size_t i = 0; i < old->workers[w].engines.size(); ++i) {
+      const auto& engine = old->workers[w].engines[i];
+      if (engine.use_count() > 1) continue;  // still in use by the new epoch
+      const std::string& name = old->config->groups[i].name;
+      auto it = std::find_if(retired_.begin(), retired_.end(),
+                             [&](const auto& r) { return r.first == name; });
+      if (it == retired_.end()) {
+        retired_.emplace_back(name, LbEngineCounters{});
+        it = retired_.end() - 1;
+      }
+      it->second.add(engine->counters());
+    }
+  delete old;
+}
+
+void Dataplane::worker_online(unsigned w) {
+  rte_rcu_qsbr_thread_register(rcu_, w);
+  rte_rcu_qsbr_thread_online(rcu_, w);
+}
+void Dataplane::worker_quiescent(unsigned w) {
+  rte_rcu_qsbr_quiescent(rcu_, w);
+}
+void Dataplane::worker_offline(unsigned w) {
+  rte_rcu_qsbr_thread_offline(rcu_, w);
+  rte_rcu_qsbr_thread_unregister(rcu_, w);
 }
 
 uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                             uint16_t max) {
   PortTx& t = *tx_[port];
+  const Epoch& e = epoch();
+  if (t.applied_generation != e.generation) {  // a new config: the owner reconfigures its port
+    t.applied_generation = e.generation;
+    configure_port(t, e.config->ports[port]);
+  }
   uint16_t n = 0;
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
@@ -71,8 +167,10 @@ uint64_t Dataplane::flush() {
 }
 
 Snapshot Dataplane::snapshot() const {
+  const Epoch& e = epoch();
+  const SwitchConfig& cfg = *e.config;
   Snapshot s;
-  s.groups.resize(config_->groups.size());
+  s.groups.resize(cfg.groups.size());
   for (const auto& w : workers_) {
     for (int p = 0; p < kMaxPorts; ++p) {
       s.port[p].add(w->port[p]);
@@ -85,17 +183,23 @@ Snapshot Dataplane::snapshot() const {
         d.dropped_bytes += q.dropped_bytes;
       }
     }
-    for (size_t g = 0; g < s.groups.size(); ++g) s.groups[g].add(w->lb[g]->counters());
   }
   for (size_t g = 0; g < s.groups.size(); ++g) {
-    const size_t n = config_->groups[g].members.size();
+    for (const WorkerLb& w : e.workers) s.groups[g].add(w.engines[g]->counters());
+    for (const auto& [name, counters] : retired_)
+      if (name == cfg.groups[g].name &&
+          counters.member_packets.size() <= cfg.groups[g].members.size())
+        s.groups[g].add(counters);
+  }
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const size_t n = cfg.groups[g].members.size();
     for (size_t k = 0; k < n; ++k) {
       const LbEngineCounters& c = s.groups[g];
       s.member.push_back({k < c.member_packets.size() ? c.member_packets[k] : 0,
                           k < c.member_bytes.size() ? c.member_bytes[k] : 0});
     }
   }
-  for (uint16_t id : config_->port_ids) {
+  for (uint16_t id : cfg.port_ids) {
     const PortTx& t = *tx_[id];
     s.port[id][PortCounter::tx_packets] += t.tx_packets;
     s.port[id][PortCounter::tx_bytes] += t.tx_bytes;

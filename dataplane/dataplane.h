@@ -1,8 +1,17 @@
-// The running switch: its immutable config, the egress side of every port
-// (eight queues, a scheduler, a shaper, a transmit-load meter) and one state
-// block per worker lcore (counters and a load-balancing engine per group). Both engines (replay,
-// live) drive it the same way: workers call process_burst() (pipeline.h) on received bursts, and
-// each port's owner calls dequeue() to take what the scheduler and shaper allow right now.
+// The running switch: the egress side of every port (eight queues, a
+// scheduler, a shaper, a transmit-load meter), counters per worker lcore, and
+// the current Epoch: the immutable config with, per worker, one
+// load-balancing engine per group. Both engines (replay, live) drive it the
+// same way: workers call process_burst() (pipeline.h) on received bursts,
+// and each port's owner calls dequeue() to take what the scheduler and
+// shaper allow right now.
+//
+// A new config is published by apply(): a new Epoch is built off the hot
+// path (engines of unchanged groups carried over, so their flowlets stay; a
+// group whose mode or knobs changed starts with a fresh flowlet table),
+// swapped in by one pointer store, and the old one freed after an RCU
+// (rte_rcu_qsbr) grace period: workers never see half a config, and no
+// packet is dropped for it.
 //
 // Knobs: ring capacity per queue, shaper burst (0 in replay).
 // Counters: per worker PortCounters, QueueCounters, LbEngineCounters; per port
@@ -25,6 +34,8 @@
 #include "lb/lb_engine.h"
 #include "lb/load_meter.h"
 
+struct rte_rcu_qsbr;
+
 namespace rocelb {
 
 struct QueueCounters {
@@ -33,15 +44,26 @@ struct QueueCounters {
 struct MemberCounters {
   uint64_t packets = 0, bytes = 0;
 };
-// What one worker lcore owns: its counters and, per group, its own
-// load-balancing engine (flowlet table, RNG, DRILL memory: nothing shared
-// across lcores) with the MemberPath scratch the pipeline fills for it.
-// Only that lcore writes; readers sum the counters.
+// Counters one worker lcore writes. Only that lcore writes; readers sum.
 struct alignas(64) WorkerState {
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
-  std::vector<std::unique_ptr<LbEngine>> lb;   // per group
-  std::vector<std::vector<MemberPath>> paths;  // per group, one per member
+};
+
+// One worker's load balancing under one config: per group its own engine
+// (flowlet table, RNG, DRILL memory: nothing shared across lcores) and the
+// MemberPath scratch the pipeline fills for it.
+struct WorkerLb {
+  std::vector<std::shared_ptr<LbEngine>> engines;  // per group
+  // Per group, one per member: scratch only this worker writes.
+  mutable std::vector<std::vector<MemberPath>> paths;
+};
+
+// Everything that changes with a config, published as one pointer.
+struct Epoch {
+  std::unique_ptr<SwitchConfig> config;
+  uint64_t generation = 0;
+  std::vector<WorkerLb> workers;
 };
 
 // The egress side of one port, driven only by its transmitting lcore.
@@ -53,6 +75,7 @@ struct PortTx {
   LoadMeter load{16'000, 16384};
   std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
   uint8_t blocked = 0;                // classes paused by received PFC
+  uint64_t applied_generation = 0;    // the epoch the owner configured this port from
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -93,7 +116,9 @@ class Dataplane {
             uint64_t shaper_burst_ps);
   ~Dataplane();
 
-  const SwitchConfig& config() const { return *config_; }
+  // The current config (workers: load once per burst through epoch()).
+  const SwitchConfig& config() const { return *epoch().config; }
+  const Epoch& epoch() const { return *epoch_.load(std::memory_order_acquire); }
   PortTx& tx(uint16_t port) { return *tx_[port]; }
   const PortTx& tx(uint16_t port) const { return *tx_[port]; }
   WorkerState& worker(unsigned i) { return *workers_[i]; }
@@ -111,13 +136,34 @@ class Dataplane {
 
   Snapshot snapshot() const;
 
+  // Publishes a new config (control thread). The port set and devices must
+  // be the same (else std::invalid_argument saying which port differs).
+  // Returns once no worker can still see the old config.
+  void apply(std::unique_ptr<SwitchConfig> next);
+
+  // Live workers: go online before the first burst, report a quiescent
+  // state between bursts (no reference to the epoch held), go offline when
+  // stopping. Replay (one thread, no concurrent apply) needs none of it.
+  void worker_online(unsigned w);
+  void worker_quiescent(unsigned w);
+  void worker_offline(unsigned w);
+
   // Replay only: every load-balancing decision is written here (null: none).
   void set_decision_log(DecisionLog* log) { log_ = log; }
   DecisionLog* decision_log() const { return log_; }
 
  private:
+  std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
+  void configure_port(PortTx& t, const PortConfig& pc);
+
   DecisionLog* log_ = nullptr;
-  std::unique_ptr<SwitchConfig> config_;
+  std::unique_ptr<Epoch> owned_;  // what epoch_ points to
+  std::atomic<Epoch*> epoch_{nullptr};
+  uint64_t shaper_burst_ps_ = 0;
+  ::rte_rcu_qsbr* rcu_ = nullptr;
+  // Counters of engines retired by apply(), per group name, so a group's
+  // counters do not restart when its mode changes.
+  std::vector<std::pair<std::string, LbEngineCounters>> retired_;
   std::array<std::unique_ptr<PortTx>, kMaxPorts> tx_{};
   std::vector<std::unique_ptr<WorkerState>> workers_;
 };

@@ -147,7 +147,9 @@ void LiveEngine::run_worker(unsigned w) {
   Worker& wk = *workers_[w];
   rte_mbuf* burst[kMaxBurst];
   uint64_t start_ps[kMaxBurst];
+  dp_->worker_online(w);
   while (!stop_.load(std::memory_order_relaxed)) {
+    dp_->worker_quiescent(w);  // between bursts this lcore holds no config
     const uint64_t now_ps =
         static_cast<uint64_t>((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32);
     for (const auto& [port, q] : wk.rx) {
@@ -175,6 +177,7 @@ void LiveEngine::run_worker(unsigned w) {
       for (uint16_t i = sent; i < n; ++i) pend[np++] = burst[i];
     }
   }
+  dp_->worker_offline(w);
 }
 
 void LiveEngine::start() {

@@ -20,7 +20,12 @@ using namespace rocelb;
 constexpr int kExitUsage = 2;
 
 std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reload{false};
 LiveEngine* g_engine = nullptr;
+
+void on_hangup(int) {
+  g_reload.store(true);
+}
 
 void on_signal(int) {
   g_stop.store(true);
@@ -96,6 +101,18 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   return 0;
 }
 
+// Validates the config file again and publishes it; a broken file changes
+// nothing and says why.
+void reload(LiveEngine& engine, const std::string& config, const std::vector<std::string>& sets) {
+  try {
+    engine.dataplane().apply(SwitchConfig::build(load(config, sets), &engine.dataplane().config()));
+    std::cerr << "rocelb-dp: config reloaded (generation " << engine.dataplane().epoch().generation
+              << ")\n";
+  } catch (const std::exception& e) {
+    std::cerr << "rocelb-dp: reload refused, the running config stays: " << e.what() << "\n";
+  }
+}
+
 int cmd_run(const std::string& config, const std::vector<std::string>& sets,
             const std::vector<std::string>& eal_user, const std::string& counters_out) {
   ConfigParams params;
@@ -117,11 +134,16 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     g_engine = &engine;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    std::signal(SIGHUP, on_hangup);
     std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
-    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; SIGINT or SIGTERM stops\n";
+    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "")
+              << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
     engine.start();
     if (!engine.runs_on_main()) {
-      while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      while (!g_stop.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (g_reload.exchange(false)) reload(engine, config, sets);
+      }
       engine.request_stop();
       engine.wait();
     }

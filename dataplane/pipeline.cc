@@ -135,7 +135,9 @@ inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t 
 
 void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
                    uint64_t now_ns) {
-  const SwitchConfig& cfg = dp.config();
+  const Epoch& epoch = dp.epoch();  // one config for the whole burst
+  const SwitchConfig& cfg = *epoch.config;
+  const WorkerLb& lb = epoch.workers[worker];
   WorkerState& wc = dp.worker(worker);
   PortCounters& ic = wc.port[in_port];
   const PortConfig& iport = cfg.ports[in_port];
@@ -335,13 +337,13 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
         FlowKey key;
         fill_flow_key(p, frame, m->data_len, key);
         const uint32_t h = flow_hash(key, g.spec.hash);
-        MemberPath* paths = wc.paths[nh.group].data();
+        MemberPath* paths = lb.paths[nh.group].data();
         if (g.needs_depth) fill_paths(dp, g, tc, paths);
         DecisionLog* log = dp.decision_log();
         LbDecision why;
         if (log) why.clear();
         const uint32_t k =
-            wc.lb[nh.group]->select(h, m->pkt_len, now_ns, paths, log ? &why : nullptr);
+            lb.engines[nh.group]->select(h, m->pkt_len, now_ns, paths, log ? &why : nullptr);
         if (k == kNoMember) {
           drop(ic, DropReason::no_member_up, m);
           continue;

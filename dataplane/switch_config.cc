@@ -19,11 +19,11 @@ uint32_t add_nexthop(SwitchConfig& sc, const NextHop& nh) {
   return static_cast<uint32_t>(sc.nexthops.size() - 1);
 }
 
-void add_route(SwitchConfig& sc, const IpPrefix& p, uint32_t nh) {
+void add_route(RouteTable& t, const IpPrefix& p, uint32_t nh) {
   if (p.addr.is_v4())
-    sc.routes->add_v4(p.addr.b.data(), p.len, nh);
+    t.add_v4(p.addr.b.data(), p.len, nh);
   else
-    sc.routes->add_v6(p.addr.b.data(), p.len, nh);
+    t.add_v6(p.addr.b.data(), p.len, nh);
 }
 
 IpPrefix network_of(const IpPrefix& p) {
@@ -33,9 +33,34 @@ IpPrefix network_of(const IpPrefix& p) {
   return n;
 }
 
+// Everything the route tables and next hops are built from.
+bool same_routing(const ConfigParams& a, const ConfigParams& b) {
+  if (a.routes.size() != b.routes.size() || a.neighbors.size() != b.neighbors.size() ||
+      a.ports.size() != b.ports.size() || a.groups.size() != b.groups.size())
+    return false;
+  for (size_t i = 0; i < a.routes.size(); ++i) {
+    const RouteParams &x = a.routes[i], &y = b.routes[i];
+    if (!(x.prefix == y.prefix) || x.target != y.target || x.group != y.group || x.port != y.port ||
+        !(x.via == y.via))
+      return false;
+  }
+  for (size_t i = 0; i < a.neighbors.size(); ++i) {
+    const NeighborParams &x = a.neighbors[i], &y = b.neighbors[i];
+    if (!(x.ip == y.ip) || !(x.mac == y.mac) || x.port != y.port) return false;
+  }
+  for (size_t i = 0; i < a.ports.size(); ++i) {
+    const PortParams &x = a.ports[i], &y = b.ports[i];
+    if (x.id != y.id || x.ipv4 != y.ipv4 || x.ipv6 != y.ipv6) return false;
+  }
+  for (size_t i = 0; i < a.groups.size(); ++i)
+    if (a.groups[i].name != b.groups[i].name) return false;
+  return true;
+}
+
 }  // namespace
 
-std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
+std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
+                                                  const SwitchConfig* previous) {
   auto sc = std::make_unique<SwitchConfig>();
   sc->params = params;
   sc->trust = params.qos.trust;
@@ -111,9 +136,15 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
     sc->groups.push_back(std::move(gc));
   }
 
+  if (previous && previous->routes && same_routing(previous->params, params)) {
+    sc->routes = previous->routes;
+    sc->nexthops = previous->nexthops;
+    return sc;
+  }
+
   size_t n4 = 0, n6 = 0;
   for (const auto& r : params.routes) (r.prefix.addr.is_v4() ? n4 : n6)++;
-  sc->routes = std::make_unique<RouteTable>(static_cast<uint32_t>(n4 + 2 * params.ports.size()),
+  auto table = std::make_shared<RouteTable>(static_cast<uint32_t>(n4 + 2 * params.ports.size()),
                                             static_cast<uint32_t>(n6 + 2 * params.ports.size()));
 
   // Static routes first; connected subnets and the switch's own addresses are
@@ -139,7 +170,7 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
         break;
       }
     }
-    add_route(*sc, r.prefix, add_nexthop(*sc, nh));
+    add_route(*table, r.prefix, add_nexthop(*sc, nh));
   }
   for (const auto& p : params.ports) {
     NextHop nh;
@@ -148,12 +179,13 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params) {
     uint32_t id = add_nexthop(*sc, nh);
     for (const auto& a : {p.ipv4, p.ipv6}) {
       if (!a) continue;
-      add_route(*sc, network_of(*a), id);
+      add_route(*table, network_of(*a), id);
       IpPrefix host = *a;
       host.len = a->addr.is_v4() ? 32 : 128;
-      add_route(*sc, host, nh_local);
+      add_route(*table, host, nh_local);
     }
   }
+  sc->routes = std::move(table);
   return sc;
 }
 

@@ -73,7 +73,11 @@ struct GroupConfig {
 class SwitchConfig {
  public:
   // Throws std::runtime_error if DPDK cannot allocate the route tables.
-  static std::unique_ptr<SwitchConfig> build(const ConfigParams& params);
+  // With `previous` whose routes, neighbors, interface addresses and group
+  // names are the same, its route tables are shared instead of rebuilt (a
+  // config swap that only changes, say, a group's mode costs no LPM rebuild).
+  static std::unique_ptr<SwitchConfig> build(const ConfigParams& params,
+                                             const SwitchConfig* previous = nullptr);
 
   const PortConfig* port(uint16_t id) const {
     return id < kMaxPorts && ports[id].present ? &ports[id] : nullptr;
@@ -82,7 +86,7 @@ class SwitchConfig {
   ConfigParams params;
   std::array<PortConfig, kMaxPorts> ports{};
   std::vector<uint16_t> port_ids;  // present ports, ascending
-  std::unique_ptr<RouteTable> routes;
+  std::shared_ptr<const RouteTable> routes;
   NeighborTable neighbors;
   std::vector<NextHop> nexthops;  // index kNoRoute (0) = no route
   std::vector<GroupConfig> groups;

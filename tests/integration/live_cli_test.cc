@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/pcap_file.h"
@@ -69,6 +71,67 @@ TEST(LiveCli, PortWithoutDeviceIsAUsageError) {
   const auto r = test::run_command(test::bin("dataplane/rocelb-dp") + " run", dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("ports[0].device: missing"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// SIGHUP: the file is validated again and published; a broken file is
+// refused with its error and the running config stays.
+TEST(LiveCli, SighupReloadsAndRefusesABrokenFile) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-hup-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string base = test::read_file(test::src("configs/default.yaml"));
+  const fs::path cfg = dir / "switch.yaml";
+  auto write = [&](const std::string& text) {
+    std::ofstream f(cfg);
+    f << text;
+  };
+  write(base);
+  std::string sets;
+  for (int p = 0; p < 8; ++p)
+    sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
+  const fs::path pidfile = dir / "pid";
+  const std::string start = test::bin("dataplane/rocelb-dp") + " run --config " + cfg.string() +
+                            sets + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() +
+                            " & echo $! >" + pidfile.string();
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  auto err_has = [&](const std::string& s) {
+    return test::read_file(dir / "err").find(s) != std::string::npos;
+  };
+  auto wait_for = [&](const std::string& s) {
+    for (int i = 0; i < 200 && !err_has(s); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return err_has(s);
+  };
+  const std::string pid = test::read_file(pidfile);
+  ASSERT_TRUE(wait_for("SIGINT or SIGTERM stops")) << test::read_file(dir / "err");
+
+  std::string changed = base;
+  const auto at = changed.find("mode: fixed");
+  ASSERT_NE(at, std::string::npos);
+  changed.replace(at, 11, "mode: flowlet_quality");
+  write(changed);
+  ASSERT_EQ(std::system(("kill -HUP " + pid).c_str()), 0);
+  EXPECT_TRUE(wait_for("config reloaded (generation 2)")) << test::read_file(dir / "err");
+
+  write(base + "\nnonsense_key: 1\n");
+  ASSERT_EQ(std::system(("kill -HUP " + pid).c_str()), 0);
+  EXPECT_TRUE(wait_for("reload refused, the running config stays")) << test::read_file(dir / "err");
+  EXPECT_TRUE(err_has("nonsense_key: unknown key"));
+
+  ASSERT_EQ(std::system(("kill -TERM " + pid).c_str()), 0);
+  for (int i = 0;
+       i < 200 && test::read_file(dir / "out").find("mbufs still in use") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string out = test::read_file(dir / "out");
+  EXPECT_NE(out.find("group uplinks (flowlet_quality)"), std::string::npos) << out;
+  EXPECT_NE(out.find("mbufs still in use: 0"), std::string::npos) << out;
   fs::remove_all(dir);
 }
 
