@@ -130,3 +130,25 @@ TEST_F(LbScenario, TraceExplainsEveryDecision) {
 
 }  // namespace
 }  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+TEST_F(LbScenario, AnAdminDownMemberGetsNothingInEveryMode) {
+  for (const char* mode : {"fixed", "wcmp", "resilient", "flowlet_random", "flowlet_quality",
+                           "per_packet_quality", "per_packet_random", "drill"}) {
+    SCOPED_TRACE(mode);
+    const Result r = replay(std::string("--set groups.uplinks.mode=") + mode +
+                            " --set ports[6].admin_status=down");
+    const auto& members = r.counters["groups"][0]["members"];
+    EXPECT_EQ(members[2]["port"], 6);
+    EXPECT_EQ(members[2]["packets"], 0);
+    EXPECT_EQ(r.counters["ports"][6]["tx_packets"], 0);
+    uint64_t up = 0;
+    for (int p : {4, 5, 7}) up += r.counters["ports"][p]["tx_packets"].get<uint64_t>();
+    EXPECT_EQ(up, 8000u);  // 4 flows × 16 messages × 125 packets, none lost
+  }
+}
+
+}  // namespace
+}  // namespace rocelb
