@@ -34,6 +34,26 @@ constexpr uint64_t kMaxMemberWeight = 65535;
 constexpr size_t kMaxNameLength = 64;
 constexpr const char* kNameRule = "must match [A-Za-z0-9_.-]+ (1..64 characters)";
 
+// Lossless RoCE (qos.pfc_enable, pfc, buffer, wred, pfc_watchdog); the
+// defaults not in pfc/pfc_params.h are filled here.
+constexpr uint64_t kDefaultXoffBytes = 1'600'000;  // above the ECN range of default.yaml
+constexpr uint64_t kDefaultXonBytes = 1'200'000;
+constexpr uint64_t kDefaultXonOffsetBytes = 64'000;
+constexpr uint64_t kDefaultSharedBufferBytes = 32'000'000;
+constexpr uint64_t kMinThresholdBytes = 64;
+constexpr uint64_t kMaxBufferBytes = 1'000'000'000;
+constexpr uint64_t kMinSharedBufferBytes = 64'000;
+constexpr uint64_t kMaxPauseQuanta = 65535;
+constexpr int64_t kMinDynamicTh = -7;
+constexpr int64_t kMaxDynamicTh = 3;
+constexpr uint64_t kMinCableLengthM = 1;
+constexpr uint64_t kMaxCableLengthM = 100'000;
+constexpr uint64_t kMaxResponseDelayNs = 1'000'000;
+constexpr uint64_t kMinWatchdogTimeNs = 1'000'000;
+constexpr uint64_t kMaxWatchdogTimeNs = 60'000'000'000;
+constexpr uint64_t kMinPollIntervalNs = 100'000;
+constexpr uint64_t kMaxPollIntervalNs = 1'000'000'000;
+
 std::string range_text(uint64_t lo, uint64_t hi) {
   return std::to_string(lo) + ".." + std::to_string(hi);
 }
@@ -44,6 +64,17 @@ std::string format_ns(uint64_t ns) {
   if (ns != 0 && ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
   if (ns != 0 && ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";
   return std::to_string(ns) + "ns";
+}
+
+// A byte count for rule texts: "1.6MB", "150KB", "64KiB", "1536B".
+std::string show_bytes(uint64_t b) {
+  for (uint64_t unit : {uint64_t(1'000'000'000), uint64_t(1'000'000)}) {
+    if (b < unit || b % unit == 0 || b % (unit / 1000) != 0) continue;
+    std::string frac = std::to_string(1000 + b % unit / (unit / 1000)).substr(1);
+    while (frac.back() == '0') frac.pop_back();
+    return std::to_string(b / unit) + "." + frac + (unit == 1'000'000 ? "MB" : "GB");
+  }
+  return format_bytes(b);
 }
 
 std::string join_names(const std::vector<std::string_view>& names) {
@@ -234,6 +265,21 @@ class Validator {
     return t.value;
   }
 
+  int64_t get_int(const Node& n, const std::string& path, int64_t lo, int64_t hi,
+                  std::string_view what) const {
+    const std::string rule =
+        std::string(what) + " must be " + std::to_string(lo) + ".." + std::to_string(hi);
+    IntText t = parse_int_text(scalar(n, path, "an integer"));
+    if (!t.ok)
+      fail_value(path, n,
+                 std::string(what) + " must be an integer " + std::to_string(lo) + ".." +
+                     std::to_string(hi));
+    if (t.overflow || t.value > uint64_t(INT64_MAX)) fail_value(path, n, rule);
+    const int64_t v = t.negative ? -int64_t(t.value) : int64_t(t.value);
+    if (v < lo || v > hi) fail_value(path, n, rule);
+    return v;
+  }
+
   // A map key that must be an integer in lo..hi; the error names the entry.
   uint64_t key_uint(const std::string& key, const std::string& entry_path, uint64_t lo, uint64_t hi,
                     std::string_view what) const {
@@ -321,6 +367,12 @@ class Validator {
   DrillKnobs parse_drill(const Node& n, const std::string& path) const;
   void parse_routes(const Node& n, ConfigParams& cfg) const;
   void parse_qos(const Node& n, QosParams& out) const;
+  uint8_t parse_pfc_enable(const Node& n, const std::string& path) const;
+  void parse_pfc(const Node& n, const std::string& path, PfcParams& p) const;
+  void parse_buffer(const Node& n, const std::string& path, PfcParams& p) const;
+  void parse_wred(const Node& n, const std::string& path, const std::string& enable_path,
+                  LosslessParams& l) const;
+  WatchdogParams parse_watchdog(const Node& n, const std::string& path) const;
 
   // Where each port came from in the file, by id (ports are sorted later).
   std::string port_path(uint16_t id) const { return port_paths_.at(id); }
@@ -364,11 +416,8 @@ ConfigParams Validator::run(const Node& root) {
   if (auto n = f.get("neighbors")) parse_neighbors(*n, cfg);
   if (auto n = f.get("groups")) parse_groups(*n, cfg);
   if (auto n = f.get("routes")) parse_routes(*n, cfg);
-  if (auto n = f.get("qos")) {
-    parse_qos(*n, cfg.qos);
-  } else {
-    cfg.qos.queue_limit_bytes.fill(kDefaultQueueLimitBytes);
-  }
+  // No qos section: every default, exactly as an empty one.
+  parse_qos(f.get("qos").value_or(Node(YAML::NodeType::Map)), cfg.qos);
   std::sort(cfg.ports.begin(), cfg.ports.end(),
             [](const PortParams& a, const PortParams& b) { return a.id < b.id; });
   std::sort(cfg.groups.begin(), cfg.groups.end(),
@@ -843,7 +892,7 @@ void Validator::parse_routes(const Node& n, ConfigParams& cfg) const {
 void Validator::parse_qos(const Node& n, QosParams& q) const {
   Fields f(*this, n, "qos",
            {"trust", "default_tc", "dscp_to_tc", "pcp_to_tc", "scheduler", "queue_limit",
-            "queue_limits"});
+            "queue_limits", "pfc_enable", "pfc", "buffer", "wred", "ecn_mark", "pfc_watchdog"});
   if (auto v = f.get("trust")) {
     const std::string& s = scalar(*v, f.at("trust"), "dscp or pcp");
     if (s == "dscp") {
@@ -891,6 +940,226 @@ void Validator::parse_qos(const Node& n, QosParams& q) const {
                      q.queue_limit_bytes[tc] = get_queue_limit(value, entry);
                    });
   }
+
+  LosslessParams& l = q.lossless;
+  if (auto v = f.get("pfc_enable")) l.pfc.enable_mask = parse_pfc_enable(*v, f.at("pfc_enable"));
+  parse_pfc(f.get("pfc").value_or(Node(YAML::NodeType::Map)), f.at("pfc"), l.pfc);
+  parse_buffer(f.get("buffer").value_or(Node(YAML::NodeType::Map)), f.at("buffer"), l.pfc);
+  if (auto v = f.get("wred")) parse_wred(*v, f.at("wred"), f.at("pfc_enable"), l);
+  if (auto v = f.get("ecn_mark")) {
+    const std::string& s = scalar(*v, f.at("ecn_mark"), "enqueue or dequeue");
+    if (s == "enqueue") {
+      l.ecn_mark = EcnMarkPoint::kEnqueue;
+    } else if (s == "dequeue") {
+      l.ecn_mark = EcnMarkPoint::kDequeue;
+    } else {
+      fail_value(f.at("ecn_mark"), *v, "must be enqueue or dequeue");
+    }
+  }
+  if (auto v = f.get("pfc_watchdog")) l.watchdog = parse_watchdog(*v, f.at("pfc_watchdog"));
+}
+
+uint8_t Validator::parse_pfc_enable(const Node& n, const std::string& path) const {
+  expect_list(n, path);
+  uint8_t mask = 0;
+  std::array<size_t, kPfcPriorities> index{};
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string p = index_path(path, i);
+    const auto prio = get_uint(n[i], p, 0, kPfcPriorities - 1, "priority");
+    if (mask & (1u << prio))
+      fail_value(p, n[i],
+                 "duplicate priority (also " + index_path("pfc_enable", index[prio]) + ")");
+    mask = static_cast<uint8_t>(mask | (1u << prio));
+    index[prio] = i;
+  }
+  return mask;
+}
+
+void Validator::parse_pfc(const Node& n, const std::string& path, PfcParams& p) const {
+  Fields f(*this, n, path,
+           {"pause_time", "xoff", "xon", "dynamic_th", "xon_offset", "headroom", "cable_length",
+            "response_delay"});
+  if (auto v = f.get("pause_time"))
+    p.pause_quanta = static_cast<uint16_t>(get_uint(*v, f.at("pause_time"), 1, kMaxPauseQuanta,
+                                                    "pause time (quanta of 512 bit times)"));
+
+  // Thresholds: static (xoff, xon) or dynamic (dynamic_th, xon_offset).
+  std::vector<std::string_view> fixed, dynamic;
+  for (std::string_view k : {"xoff", "xon"})
+    if (f.get(k)) fixed.push_back(k);
+  for (std::string_view k : {"dynamic_th", "xon_offset"})
+    if (f.get(k)) dynamic.push_back(k);
+  if (!fixed.empty() && !dynamic.empty())
+    fail_value(f.at(dynamic[0]), *f.get(dynamic[0]),
+               "cannot be combined with " + std::string(fixed[0]) +
+                   ": thresholds are either static (xoff, xon) or dynamic (dynamic_th, "
+                   "xon_offset)",
+               {f.at(fixed[0])});
+  if (auto v = f.get("xon_offset"); v && !f.get("dynamic_th"))
+    fail_value(f.at("xon_offset"), *v,
+               "xon_offset needs dynamic_th (it is the XON hysteresis of dynamic thresholds; "
+               "static thresholds use xon)");
+  if (auto v = f.get("dynamic_th")) {
+    p.dynamic = true;
+    p.dynamic_th =
+        static_cast<int8_t>(get_int(*v, f.at("dynamic_th"), kMinDynamicTh, kMaxDynamicTh,
+                                    "dynamic_th (XOFF at 2^dynamic_th x the free shared buffer)"));
+    p.xoff_bytes = 0;
+    p.xon_bytes = 0;
+    p.xon_offset_bytes = kDefaultXonOffsetBytes;
+    if (auto o = f.get("xon_offset")) {
+      p.xon_offset_bytes = get_bytes(*o, f.at("xon_offset"));
+      if (p.xon_offset_bytes < kMinThresholdBytes || p.xon_offset_bytes > kMaxBufferBytes)
+        fail_value(f.at("xon_offset"), *o, "xon_offset must be 64 B .. 1 GB");
+    }
+  } else {
+    p.dynamic = false;
+    p.dynamic_th = 0;
+    p.xon_offset_bytes = 0;
+    p.xoff_bytes = kDefaultXoffBytes;
+    p.xon_bytes = kDefaultXonBytes;
+    auto xoff = f.get("xoff");
+    auto xon = f.get("xon");
+    if (xoff) {
+      p.xoff_bytes = get_bytes(*xoff, f.at("xoff"));
+      if (p.xoff_bytes < kMinThresholdBytes || p.xoff_bytes > kMaxBufferBytes)
+        fail_value(f.at("xoff"), *xoff, "xoff must be 64 B .. 1 GB");
+    }
+    if (xon) {
+      p.xon_bytes = get_bytes(*xon, f.at("xon"));
+      if (p.xon_bytes >= p.xoff_bytes)
+        fail_value(f.at("xon"), *xon,
+                   "xon must be below xoff (" + show_bytes(p.xoff_bytes) +
+                       (xoff ? "" : ", the default") + ")",
+                   {f.at("xoff")});
+    } else if (p.xon_bytes >= p.xoff_bytes) {
+      fail_value(f.at("xoff"), *xoff,
+                 "xoff must be above xon (" + show_bytes(p.xon_bytes) + ", the default; set " +
+                     f.at("xon") + " too)");
+    }
+  }
+
+  if (auto v = f.get("headroom")) {
+    const std::string& s = scalar(*v, f.at("headroom"), "auto or a byte size");
+    const std::string rule = "headroom must be auto or 64 B .. 1 GB";
+    if (s == "auto") {
+      p.headroom_bytes = 0;
+    } else if (!parse_bytes(s, p.headroom_bytes) || p.headroom_bytes < kMinThresholdBytes ||
+               p.headroom_bytes > kMaxBufferBytes) {
+      fail_value(f.at("headroom"), *v, rule);
+    }
+  }
+  if (auto v = f.get("cable_length")) {
+    uint64_t m;
+    std::string why;
+    if (!parse_length_m(scalar(*v, f.at("cable_length"), "a length"), m, &why))
+      fail_value(f.at("cable_length"), *v, why);
+    if (m < kMinCableLengthM || m > kMaxCableLengthM)
+      fail_value(f.at("cable_length"), *v, "cable length must be 1m .. 100km");
+    p.cable_length_m = static_cast<uint32_t>(m);
+  }
+  if (auto v = f.get("response_delay"))
+    p.response_delay_ns =
+        get_duration(*v, f.at("response_delay"), 0, kMaxResponseDelayNs, "response delay");
+}
+
+void Validator::parse_buffer(const Node& n, const std::string& path, PfcParams& p) const {
+  Fields f(*this, n, path, {"shared_size"});
+  p.shared_buffer_bytes = kDefaultSharedBufferBytes;
+  if (auto v = f.get("shared_size")) {
+    p.shared_buffer_bytes = get_bytes(*v, f.at("shared_size"));
+    if (p.shared_buffer_bytes < kMinSharedBufferBytes || p.shared_buffer_bytes > kMaxBufferBytes)
+      fail_value(f.at("shared_size"), *v, "shared buffer size must be 64 KB .. 1 GB");
+  }
+}
+
+void Validator::parse_wred(const Node& n, const std::string& path, const std::string& enable_path,
+                           LosslessParams& l) const {
+  std::array<bool, kNumTrafficClasses> seen{};
+  for_each_entry(n, path, [&](const std::string& key, const Node& value, const std::string& entry) {
+    const auto tc = key_uint(key, entry, 0, kNumTrafficClasses - 1, "traffic class");
+    if (seen[tc]) fail(entry, "duplicate traffic class");
+    seen[tc] = true;
+    Fields f(*this, value, entry,
+             {"green_min_threshold", "green_max_threshold", "green_drop_probability", "ecn"});
+    f.require_all({"green_min_threshold", "green_max_threshold"});
+    WredProfile w;
+    w.enabled = true;
+    const Node min = f.require("green_min_threshold");
+    const Node max = f.require("green_max_threshold");
+    w.min_bytes = get_bytes(min, f.at("green_min_threshold"));
+    if (w.min_bytes > kMaxBufferBytes)
+      fail_value(f.at("green_min_threshold"), min, "threshold must be at most 1 GB");
+    w.max_bytes = get_bytes(max, f.at("green_max_threshold"));
+    if (w.max_bytes > kMaxBufferBytes)
+      fail_value(f.at("green_max_threshold"), max, "threshold must be at most 1 GB");
+    if (w.max_bytes <= w.min_bytes)
+      fail_value(
+          f.at("green_max_threshold"), max,
+          "green_max_threshold must be above green_min_threshold (" + show_bytes(w.min_bytes) + ")",
+          {f.at("green_min_threshold")});
+    w.probability_pct = 100;
+    if (auto v = f.get("green_drop_probability"))
+      w.probability_pct = static_cast<uint32_t>(
+          get_uint(*v, f.at("green_drop_probability"), 0, 100, "drop probability (percent)"));
+    if (auto v = f.get("ecn")) {
+      const std::string& s = scalar(*v, f.at("ecn"), "ecn_all or ecn_none");
+      if (s == "ecn_all") {
+        w.ecn = EcnMode::kEcnAll;
+      } else if (s == "ecn_none") {
+        w.ecn = EcnMode::kEcnNone;
+        if (l.pfc.enable_mask & (1u << tc))
+          fail_value(f.at("ecn"), *v,
+                     "class " + std::to_string(tc) +
+                         " is lossless (qos.pfc_enable): WRED may mark it (ecn_all) but not drop "
+                         "from it (ecn_none)",
+                     {enable_path});
+      } else {
+        fail_value(f.at("ecn"), *v,
+                   "must be ecn_all (mark ECN-capable packets CE) or ecn_none (drop, never mark)");
+      }
+    }
+    l.wred[tc] = w;
+  });
+}
+
+WatchdogParams Validator::parse_watchdog(const Node& n, const std::string& path) const {
+  Fields f(*this, n, path,
+           {"enabled", "detection_time", "restoration_time", "action", "poll_interval"});
+  WatchdogParams w;
+  if (auto v = f.get("enabled")) w.enabled = get_bool(*v, f.at("enabled"));
+  if (auto v = f.get("detection_time"))
+    w.detection_ns = get_duration(*v, f.at("detection_time"), kMinWatchdogTimeNs,
+                                  kMaxWatchdogTimeNs, "detection time");
+  if (auto v = f.get("restoration_time"))
+    w.restoration_ns = get_duration(*v, f.at("restoration_time"), kMinWatchdogTimeNs,
+                                    kMaxWatchdogTimeNs, "restoration time");
+  if (auto v = f.get("action")) {
+    const std::string& s = scalar(*v, f.at("action"), "drop, forward or alert");
+    if (s == "drop") {
+      w.action = WatchdogAction::kDrop;
+    } else if (s == "forward") {
+      w.action = WatchdogAction::kForward;
+    } else if (s == "alert") {
+      w.action = WatchdogAction::kAlert;
+    } else {
+      fail_value(f.at("action"), *v, "must be drop, forward or alert");
+    }
+  }
+  if (auto v = f.get("poll_interval")) {
+    w.poll_interval_ns = get_duration(*v, f.at("poll_interval"), kMinPollIntervalNs,
+                                      kMaxPollIntervalNs, "poll interval");
+    if (w.poll_interval_ns > w.detection_ns)
+      fail_value(f.at("poll_interval"), *v,
+                 "poll interval must not exceed detection_time (" + format_ns(w.detection_ns) + ")",
+                 {f.at("detection_time")});
+    if (w.poll_interval_ns > w.restoration_ns)
+      fail_value(
+          f.at("poll_interval"), *v,
+          "poll interval must not exceed restoration_time (" + format_ns(w.restoration_ns) + ")",
+          {f.at("restoration_time")});
+  }
+  return w;
 }
 
 std::vector<AppliedOverride> apply_overrides(YAML::Node& root,

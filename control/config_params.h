@@ -13,6 +13,7 @@
 #include "control/net_types.h"
 #include "lb/lb_knobs.h"
 #include "lb/lb_mode.h"
+#include "pfc/pfc_params.h"
 
 namespace rocelb {
 
@@ -81,6 +82,10 @@ struct QosParams {
   uint8_t default_tc = 0;
   SchedulerParams scheduler;
   std::array<uint64_t, kNumTrafficClasses> queue_limit_bytes{};  // tail-drop limit
+  // PFC (pfc_enable, pfc, buffer), WRED/ECN (wred, ecn_mark) and the PFC
+  // watchdog (pfc_watchdog). The config treats PFC priority p and traffic
+  // class p as one: pfc_enable: [3] makes class 3 lossless.
+  LosslessParams lossless;
 };
 
 struct SwitchParams {

@@ -124,6 +124,8 @@ constexpr UnitDef kDurationUnits[] = {
     {"ns", 1}, {"us", 1000}, {"\xc2\xb5s", 1000}, {"ms", 1000000}, {"s", 1000000000},
 };
 
+constexpr UnitDef kLengthUnits[] = {{"m", 1}, {"km", 1000}};
+
 }  // namespace
 
 bool parse_speed_bps(std::string_view text, uint64_t& out, std::string* why) {
@@ -142,6 +144,12 @@ bool parse_duration_ns(std::string_view text, uint64_t& out, std::string* why) {
   return parse_with_units(
       text, kDurationUnits, std::size(kDurationUnits), 0, "nanoseconds",
       "not a duration (expected a number with unit ns, us, ms or s, e.g. 256us)", out, why);
+}
+
+bool parse_length_m(std::string_view text, uint64_t& out, std::string* why) {
+  return parse_with_units(text, kLengthUnits, std::size(kLengthUnits), 1, "metres",
+                          "not a length (expected e.g. 100m, 2km or an integer in metres)", out,
+                          why);
 }
 
 namespace {

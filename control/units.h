@@ -1,7 +1,8 @@
 // Unit parsing for config values: link speeds ("100G", "25Gb/s", bits/s),
-// byte sizes ("4MB", "512KiB", "1.5MB", bytes) and durations ("256us",
-// "200ms", "1s", "500ns"). Each returns false on bad text and sets *why to the
-// rule that failed; range checks (e.g. 1 Mb/s .. 1.6 Tb/s) are the caller's.
+// byte sizes ("4MB", "512KiB", "1.5MB", bytes), durations ("256us",
+// "200ms", "1s", "500ns") and cable lengths ("100m", "2km", metres). Each
+// returns false on bad text and sets *why to the rule that failed; range
+// checks (e.g. 1 Mb/s .. 1.6 Tb/s) are the caller's.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,10 @@ bool parse_bytes(std::string_view text, uint64_t& out, std::string* why = nullpt
 // "1.5ms", "1s"). A unit is required except for "0". The result must be a
 // whole number of nanoseconds.
 bool parse_duration_ns(std::string_view text, uint64_t& out, std::string* why = nullptr);
+
+// An integer in metres, or a decimal number with unit m or km ("100m",
+// "2km", "1.5km", "300"). The result must be a whole number of metres.
+bool parse_length_m(std::string_view text, uint64_t& out, std::string* why = nullptr);
 
 // Human forms used in messages and dumps: "100G" style for speeds (exact, e.g.
 // "2.5G", "1000000001"), plain bytes with unit for sizes ("4MB", "1536B").

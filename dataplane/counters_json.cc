@@ -6,7 +6,7 @@
 
 namespace rocelb {
 
-Json counters_to_json(const Dataplane& dp, const Snapshot& s) {
+Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
   const SwitchConfig& cfg = dp.config();
   Json j;
   j["schema"] = "rocelb.counters.v1";
@@ -45,6 +45,14 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s) {
       queues.push_back(jq);
     }
     p["queues"] = queues;
+    Json pfc;  // received PFC, per priority (what this port honoured)
+    for (const PfcRxCounterInfo& info : kPfcRxCounters) {
+      Json per = Json::array();
+      for (int prio = 0; prio < kPfcPriorities; ++prio)
+        per.push_back(t.pause.counters(prio, now_ns).*(info.field));
+      pfc[std::string(info.name)] = per;
+    }
+    p["pfc"] = pfc;
     ports.push_back(p);
     rx += c[PortCounter::rx_packets];
     tx += c[PortCounter::tx_packets];

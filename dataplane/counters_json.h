@@ -14,7 +14,8 @@ using Json = nlohmann::ordered_json;
 
 // Per-port, per-queue, per-group counters and the conservation totals.
 // `queue_state` supplies live depth/watermark/dequeued from the Dataplane.
-Json counters_to_json(const Dataplane& dp, const Snapshot& s);
+// now_ns: the dataplane's clock now (pauses still running count up to it).
+Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns);
 
 // A human table: per port rx/tx packets and bytes, drops by reason, and each
 // group member's share of the group's bytes. Reads only the JSON, so any

@@ -145,6 +145,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     t.applied_generation = e.generation;
     configure_port(t, e.config->ports[port]);
   }
+  t.blocked = t.pause.paused_mask(now_ps / 1000);
   uint16_t n = 0;
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
@@ -156,6 +157,20 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     out[n++] = m;
   }
   return n;
+}
+
+uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
+  const PortTx& t = *tx_[port];
+  const uint8_t blocked = t.pause.paused_mask(now_ps / 1000);
+  bool sendable = false, waiting = false;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    if (t.queues[c].empty()) continue;
+    ((blocked >> c) & 1 ? waiting : sendable) = true;
+  }
+  if (sendable) return std::max(t.shaper.wire_free_ps(), now_ps);
+  if (!waiting) return UINT64_MAX;
+  const uint64_t ns = t.pause.next_change_ns(now_ps / 1000);
+  return ns == UINT64_MAX ? UINT64_MAX : std::max(ns * 1000, t.shaper.wire_free_ps());
 }
 
 uint64_t Dataplane::flush() {

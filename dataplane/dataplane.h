@@ -33,6 +33,7 @@
 #include "dataplane/switch_config.h"
 #include "lb/lb_engine.h"
 #include "lb/load_meter.h"
+#include "pfc/pause_receiver.h"
 
 struct rte_rcu_qsbr;
 
@@ -74,8 +75,9 @@ struct PortTx {
   Shaper shaper;
   LoadMeter load{16'000, 16384};
   std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
-  uint8_t blocked = 0;                // classes paused by received PFC
-  uint64_t applied_generation = 0;    // the epoch the owner configured this port from
+  PauseReceiver pause;              // PFC received on this port: which of its classes may not send
+  uint8_t blocked = 0;              // classes paused by received PFC (as of the last dequeue)
+  uint64_t applied_generation = 0;  // the epoch the owner configured this port from
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -130,6 +132,10 @@ class Dataplane {
   // frame it really transmits.
   uint16_t dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                    uint16_t max);
+
+  // When `port` should be looked at again after dequeue() at now_ps: the
+  // wire is free, or a received pause ends (UINT64_MAX: nothing queued).
+  uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const;
 
   // Frees every queued mbuf; returns how many.
   uint64_t flush();

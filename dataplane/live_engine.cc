@@ -195,7 +195,9 @@ void LiveEngine::wait() {
 }
 
 Json LiveEngine::counters() const {
-  return counters_to_json(*dp_, dp_->snapshot());
+  const uint64_t now_ns = static_cast<uint64_t>(
+      ((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32) / 1000);
+  return counters_to_json(*dp_, dp_->snapshot(), now_ns);
 }
 
 unsigned LiveEngine::shutdown() {

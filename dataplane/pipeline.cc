@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "dataplane/classify.h"
 #include "dataplane/local_responder.h"
 #include "dataplane/parser.h"
 #include "dataplane/wire/byte_order.h"
@@ -31,14 +32,6 @@ inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, r
     qc.dropped_bytes += len;
     drop(wc.port[port], DropReason::queue_full, m);
   }
-}
-
-inline uint8_t classify(const SwitchConfig& cfg, const ParsedPacket& p) {
-  const bool ip = p.ip_version != 0;
-  if (cfg.trust == Trust::kPcp && p.num_vlans) return cfg.pcp_to_tc[p.pcp];
-  if (ip) return cfg.dscp_to_tc[p.dscp];
-  if (p.num_vlans) return cfg.pcp_to_tc[p.pcp];
-  return cfg.default_tc;
 }
 
 // Turns an ARP request for the port's own address into the reply, in place.
@@ -183,12 +176,15 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
 
     switch (p.kind) {
       case L3Kind::kMacControl:
+        // Received pause: this port's own transmission of those classes stops.
         if (p.mac_control_opcode == 0x0101) {
           ++ic[PortCounter::rx_pfc_frames];
           ++ic[PortCounter::consumed_pfc];
+          dp.tx(in_port).pause.on_pfc(p.pfc_class_enable, p.pfc_quanta, now_ns, iport.speed_bps);
         } else {
           ++ic[PortCounter::rx_pause_frames];
           ++ic[PortCounter::consumed_pause];
+          dp.tx(in_port).pause.on_pause(p.pause_quanta, now_ns, iport.speed_bps);
         }
         rte_pktmbuf_free(m);
         continue;

@@ -15,6 +15,7 @@
 #include "dataplane/mbuf_util.h"
 #include "dataplane/parser.h"
 #include "dataplane/pipeline.h"
+#include "dataplane/upstream_sender.h"
 #include "dataplane/wire/pcap_file.h"
 
 namespace rocelb {
@@ -24,16 +25,6 @@ namespace {
 
 std::atomic<uint64_t> g_pool_seq{0};
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-
-struct Source {
-  uint16_t port = 0;
-  std::unique_ptr<PcapReader> reader;
-  bool has = false;
-  PcapRecord rec;
-  uint64_t arrival_ps = 0;  // relative to the run's first timestamp
-  uint64_t wire_free_ps = 0;
-  Shaper wire;  // only for wire_ps at the ingress speed
-};
 
 struct Sink {
   std::unique_ptr<PcapWriter> writer;
@@ -74,7 +65,7 @@ ReplayEngine::~ReplayEngine() {
 }
 
 Json ReplayEngine::counters() const {
-  Json j = counters_to_json(*dp_, dp_->snapshot());
+  Json j = counters_to_json(*dp_, dp_->snapshot(), stats_.last_ns - stats_.first_ns);
   Json t;
   t["first_ns"] = stats_.first_ns;
   t["last_ns"] = stats_.last_ns;
@@ -85,6 +76,7 @@ Json ReplayEngine::counters() const {
   r["reordered_packets"] = reorder_.reordered_packets();
   r["max_psn_gap"] = reorder_.max_psn_gap();
   j["reordering"] = r;
+  j["upstream_held_frames"] = held_frames_;
   return j;
 }
 
@@ -93,28 +85,31 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   const SwitchConfig& cfg = dp_->config();
 
   // 1. Check every input before writing anything.
-  std::vector<Source> sources;
+  struct Opened {
+    uint16_t port;
+    std::unique_ptr<PcapReader> reader;
+  };
+  std::vector<Opened> opened;
   for (const auto& in : inputs) {
     const PortConfig* pc = cfg.port(in.port);
     if (!pc)
       throw ReplayError("--in " + std::to_string(in.port) + "=" + in.path + ": port " +
                         std::to_string(in.port) + " is not in the config");
-    for (const auto& s : sources)
-      if (s.port == in.port)
+    for (const auto& o : opened)
+      if (o.port == in.port)
         throw ReplayError("--in " + std::to_string(in.port) + "=" + in.path +
                           ": port already has an input");
-    Source s;
-    s.port = in.port;
+    Opened o;
+    o.port = in.port;
     try {
-      s.reader = std::make_unique<PcapReader>(in.path);
+      o.reader = std::make_unique<PcapReader>(in.path);
     } catch (const PcapError& e) {
       throw ReplayError(e.what());
     }
-    if (s.reader->linktype() != kLinktypeEthernet)
-      throw ReplayError(in.path + ": link type " + std::to_string(s.reader->linktype()) +
+    if (o.reader->linktype() != kLinktypeEthernet)
+      throw ReplayError(in.path + ": link type " + std::to_string(o.reader->linktype()) +
                         " is not Ethernet (1)");
-    s.wire.configure(pc->speed_bps, 0);
-    sources.push_back(std::move(s));
+    opened.push_back(std::move(o));
   }
 
   // 2. A private folder for the outputs.
@@ -141,12 +136,14 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     sinks[id].writer =
         std::make_unique<PcapWriter>((tmp.path / ("port" + std::to_string(id) + ".pcap")).string());
 
-  // 3. The first timestamp of all inputs is time zero of the run.
+  // 3. Time zero of the run is the earliest first timestamp of the inputs;
+  // peek at each file's first record for it, then reopen from the start.
   uint64_t t0 = kNever;
   try {
-    for (auto& s : sources) {
-      s.has = s.reader->next(s.rec);
-      if (s.has) t0 = std::min(t0, s.rec.ts_ns);
+    for (auto& o : opened) {
+      PcapReader first(o.reader->path());
+      PcapRecord rec;
+      if (first.next(rec)) t0 = std::min(t0, rec.ts_ns);
     }
   } catch (const PcapError& e) {
     throw ReplayError(e.what());
@@ -157,75 +154,102 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   reorder_ = ReorderMeter{};
   stats_.first_ns = t0;
   stats_.last_ns = t0;
-  auto to_ps = [t0](uint64_t ns) { return ns < t0 ? 0 : (ns - t0) * 1000; };
-  for (auto& s : sources)
-    if (s.has) s.arrival_ps = to_ps(s.rec.ts_ns);
 
-  // 4. Events in time order.
+  // The devices upstream of the ports: a PFC frame the switch sends takes
+  // effect there after the cable (5 ns/m) and their response delay.
+  const PfcParams& pfc = cfg.params.qos.lossless.pfc;
+  const uint64_t pause_delay_ps = (pfc.cable_length_m * 5 + pfc.response_delay_ns) * 1000;
+  std::vector<std::unique_ptr<UpstreamSender>> senders;
+  std::array<UpstreamSender*, kMaxPorts> sender_of{};
+  try {
+    for (auto& o : opened) {
+      senders.push_back(
+          std::make_unique<UpstreamSender>(o.port, std::move(o.reader), cfg, t0, pause_delay_ps));
+      sender_of[o.port] = senders.back().get();
+    }
+  } catch (const PcapError& e) {
+    throw ReplayError(e.what());
+  }
+
+  // 4. Events in time order: departures first at equal times, lower ports first.
   std::vector<uint8_t> scratch(1 << 18);
+  std::array<uint64_t, kMaxPorts> sender_next{};
+  auto refresh_sender = [&](UpstreamSender& s) {
+    try {
+      sender_next[s.port()] = s.next_send_ps();
+    } catch (const PcapError& e) {
+      throw ReplayError(e.what());
+    }
+  };
+  for (auto& s : senders) refresh_sender(*s);
   for (;;) {
-    Source* in = nullptr;
-    for (auto& s : sources)
-      if (s.has && (!in || s.arrival_ps < in->arrival_ps)) in = &s;
+    UpstreamSender* in = nullptr;
+    for (auto& s : senders)
+      if (sender_next[s->port()] != kNever &&
+          (!in || sender_next[s->port()] < sender_next[in->port()]))
+        in = s.get();
     int out = -1;
     for (uint16_t id : cfg.port_ids)
       if (sinks[id].scheduled && (out < 0 || sinks[id].next_ps < sinks[out].next_ps)) out = id;
     if (!in && out < 0) break;
     ++stats_.events;
-    {  // load meters see time pass on every port, busy or idle
-      const uint64_t t_ps = out >= 0 && (!in || sinks[out].next_ps <= in->arrival_ps)
-                                ? sinks[out].next_ps
-                                : in->arrival_ps;
-      for (uint16_t id : cfg.port_ids) dp_->tx(id).sample_load(t_ps / 1000);
-    }
+    const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
+    const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
+    for (uint16_t id : cfg.port_ids) dp_->tx(id).sample_load(now_ps / 1000);
 
-    if (out >= 0 && (!in || sinks[out].next_ps <= in->arrival_ps)) {
+    if (departure) {
       Sink& sk = sinks[out];
+      const uint16_t port = static_cast<uint16_t>(out);
       rte_mbuf* m = nullptr;
       uint64_t start = 0;
-      if (dp_->dequeue(static_cast<uint16_t>(out), sk.next_ps, &m, &start, 1) == 1) {
+      if (dp_->dequeue(port, now_ps, &m, &start, 1) == 1) {
         const uint64_t ts = t0 + start / 1000;
         const uint8_t* bytes = mbuf_bytes(m, scratch.data());
         sk.writer->write(ts, bytes, m->pkt_len);
         ParsedPacket departed;
-        if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok)
+        if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
           reorder_.observe(departed);
-        dp_->tx(static_cast<uint16_t>(out)).count_tx(m->pkt_len);
+          // A PFC frame the switch sent: the device on that link will honour it.
+          if (departed.kind == L3Kind::kMacControl && departed.mac_control_opcode == 0x0101 &&
+              sender_of[port]) {
+            sender_of[port]->receive_pfc(start, m->pkt_len, departed.pfc_class_enable,
+                                         departed.pfc_quanta);
+            refresh_sender(*sender_of[port]);
+          }
+        }
+        dp_->tx(port).count_tx(m->pkt_len);
         stats_.last_ns = std::max(stats_.last_ns, ts);
         rte_pktmbuf_free(m);
       }
-      PortTx& t = dp_->tx(static_cast<uint16_t>(out));
-      sk.scheduled = !t.empty();
-      sk.next_ps = t.shaper.wire_free_ps();
+      sk.next_ps = dp_->next_tx_ps(port, std::max(now_ps, dp_->tx(port).shaper.wire_free_ps()));
+      sk.scheduled = sk.next_ps != UINT64_MAX;
       continue;
     }
 
-    // Arrival: the frame lands at arrival_ps; the ingress wire is busy for it.
-    const uint64_t now_ps = in->arrival_ps;
-    rte_mbuf* m = mbuf_from_bytes(pool_, in->rec.data, in->rec.caplen);
-    in->wire_free_ps = now_ps + in->wire.wire_ps(in->rec.caplen);
+    // Arrival: the frame's first bit reaches the switch at now_ps.
+    const UpstreamSender::Frame& f = in->send();
+    const uint32_t len = static_cast<uint32_t>(f.bytes.size());
+    rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
     if (!m) {
-      PortCounters& pc = dp_->worker(0).port[in->port];
+      PortCounters& pc = dp_->worker(0).port[in->port()];
       ++pc[PortCounter::rx_packets];
-      pc[PortCounter::rx_bytes] += in->rec.caplen;
+      pc[PortCounter::rx_bytes] += len;
       pc.drop(DropReason::no_buffer);
     } else {
-      process_burst(*dp_, 0, in->port, &m, 1, now_ps / 1000);
+      process_burst(*dp_, 0, in->port(), &m, 1, now_ps / 1000);
     }
-    try {
-      in->has = in->reader->next(in->rec);
-    } catch (const PcapError& e) {
-      throw ReplayError(e.what());
-    }
-    if (in->has) in->arrival_ps = std::max(to_ps(in->rec.ts_ns), in->wire_free_ps);
+    refresh_sender(*in);
     for (uint16_t id : cfg.port_ids) {
       Sink& sk = sinks[id];
-      if (!sk.scheduled && !dp_->tx(id).empty()) {
-        sk.scheduled = true;
-        sk.next_ps = std::max(dp_->tx(id).shaper.wire_free_ps(), now_ps);
+      // A port with new work, or whose pause a received PFC frame just changed.
+      const uint64_t next = dp_->next_tx_ps(id, now_ps);
+      if (!sk.scheduled || next < sk.next_ps) {
+        sk.scheduled = next != UINT64_MAX;
+        sk.next_ps = next;
       }
     }
   }
+  for (auto& s : senders) held_frames_ += s->held_frames();
 
   // 5. Close, write the counters, and move everything into place.
   for (uint16_t id : cfg.port_ids) sinks[id].writer->close();

@@ -26,7 +26,8 @@ const char* kPortKeys =
     "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, scheduler)";
 const char* kTopKeys = "(known: switch, ports, neighbors, groups, routes, qos)";
 const char* kQosKeys =
-    "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits)";
+    "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits, "
+    "pfc_enable, pfc, buffer, wred, ecn_mark, pfc_watchdog)";
 
 // ---- a valid config ---------------------------------------------------------
 
@@ -1065,8 +1066,8 @@ QosParams qos_of(const std::string& qos) {
 }
 
 TEST(ConfigQos, UnknownKey) {
-  EXPECT_EQ(qos_error("{pfc_enable: [3, 4]}"),
-            std::string("x.yaml: qos.pfc_enable: unknown key ") + kQosKeys);
+  EXPECT_EQ(qos_error("{pfc_enabled: [3, 4]}"),
+            std::string("x.yaml: qos.pfc_enabled: unknown key ") + kQosKeys);
   EXPECT_EQ(qos_error("{scheduler: {strct: [6]}}"),
             "x.yaml: qos.scheduler.strct: unknown key (known: strict, weights)");
   EXPECT_EQ(qos_error("[dscp]"), "x.yaml: qos: expected a map, found a list");

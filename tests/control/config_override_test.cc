@@ -42,6 +42,26 @@ TEST(ConfigOverride, ReplacesExistingMapEntry) {
   EXPECT_EQ(c.qos.trust, Trust::kPcp);
 }
 
+TEST(ConfigOverride, PfcEnable) {
+  EXPECT_EQ(load(Doc().text()).qos.lossless.pfc.enable_mask, 1u << 3);
+  EXPECT_EQ(load(Doc().text(), {"qos.pfc_enable=[3,4]"}).qos.lossless.pfc.enable_mask,
+            (1u << 3) | (1u << 4));
+  EXPECT_EQ(load(Doc().text(), {"qos.pfc_enable=[]"}).qos.lossless.pfc.enable_mask, 0u);
+  Doc d;
+  d.qos = "qos: {pfc_enable: [3], pfc: {xoff: 1MB, xon: 500KB}}\n";
+  ConfigParams c =
+      load(d.text(), {"qos.pfc_enable=[]", "qos.pfc.xoff=2MB", "qos.wred.3.green_min_threshold=1KB",
+                      "qos.wred.3.green_max_threshold=2KB", "qos.pfc_watchdog.action=alert"});
+  const LosslessParams& l = c.qos.lossless;
+  EXPECT_EQ(l.pfc.enable_mask, 0u);
+  EXPECT_EQ(l.pfc.xoff_bytes, 2'000'000u);
+  EXPECT_EQ(l.pfc.xon_bytes, 500'000u);
+  EXPECT_TRUE(l.wred[3].enabled);
+  EXPECT_EQ(l.wred[3].min_bytes, 1000u);
+  EXPECT_EQ(l.wred[3].max_bytes, 2000u);
+  EXPECT_EQ(l.watchdog.action, WatchdogAction::kAlert);
+}
+
 TEST(ConfigOverride, GroupModeAndMembers) {
   ConfigParams c = load(Doc().text(), {"groups.g.mode=fixed", "groups.g.members=[10.0.1.2]",
                                        "groups.g.hash_fields=[dest_qp]"});
@@ -189,10 +209,16 @@ TEST(ConfigOverrideErrors, UnknownKeyIntroducedBySet) {
             "ipv4, ipv6, device, promiscuous, admin_status, scheduler)");
 }
 
-TEST(ConfigOverrideErrors, PfcEnableIsNotKnownYet) {
-  EXPECT_EQ(error_of(Doc().text(), {"qos.pfc_enable=[3,4]"}),
-            "--set qos.pfc_enable=[3,4]: qos.pfc_enable: unknown key (known: trust, default_tc, "
-            "dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits)");
+TEST(ConfigOverrideErrors, PfcKeys) {
+  EXPECT_EQ(error_of(Doc().text(), {"qos.pfc_enabled=[3,4]"}),
+            "--set qos.pfc_enabled=[3,4]: qos.pfc_enabled: unknown key (known: trust, "
+            "default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits, pfc_enable, "
+            "pfc, buffer, wred, ecn_mark, pfc_watchdog)");
+  EXPECT_EQ(error_of(Doc().text(), {"qos.pfc_enable=[3,8]"}),
+            "--set qos.pfc_enable=[3,8]: qos.pfc_enable[1]: 8: priority must be 0..7");
+  EXPECT_EQ(error_of(Doc().text(), {"qos.pfc.xon=2MB"}),
+            "--set qos.pfc.xon=2MB: qos.pfc.xon: \"2MB\": xon must be below xoff (1.6MB, the "
+            "default)");
 }
 
 TEST(ConfigOverrideErrors, BadValue) {

@@ -1,5 +1,6 @@
 // configs/default.yaml and configs/live-vdev.yaml load and describe the leaf
-// switch the docs promise: 8 ports at 100 Gb/s, hosts on 0-3, spines on 4-7.
+// switch the docs promise: 8 ports at 100 Gb/s, hosts on 0-3, spines on 4-7,
+// lossless RoCE on priority 3 with ECN below the PFC threshold.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -87,6 +88,35 @@ void check_leaf(const ConfigParams& c) {
     EXPECT_EQ(q.scheduler.weight[tc], tc == 0 || tc == 3 ? 50u : 1u) << tc;
     EXPECT_EQ(q.queue_limit_bytes[tc], 4'000'000u) << tc;
   }
+
+  // A lossless RoCE leaf: PFC on priority 3, ECN on class 3 below XOFF.
+  const LosslessParams& l = q.lossless;
+  EXPECT_EQ(l.pfc.enable_mask, 1u << 3);
+  EXPECT_EQ(l.pfc.pause_quanta, 65535u);
+  EXPECT_FALSE(l.pfc.dynamic);
+  EXPECT_EQ(l.pfc.xoff_bytes, 1'600'000u);
+  EXPECT_EQ(l.pfc.xon_bytes, 1'200'000u);
+  EXPECT_EQ(l.pfc.headroom_bytes, 0u);  // auto
+  EXPECT_EQ(l.pfc.cable_length_m, 100u);
+  EXPECT_EQ(l.pfc.response_delay_ns, 1000u);
+  EXPECT_EQ(l.pfc.shared_buffer_bytes, 32'000'000u);
+  for (int tc = 0; tc < kNumTrafficClasses; ++tc) {
+    if (tc == 3) continue;
+    EXPECT_FALSE(l.wred[tc].enabled) << tc;
+  }
+  const WredProfile& w = l.wred[3];
+  EXPECT_TRUE(w.enabled);
+  EXPECT_EQ(w.min_bytes, 150'000u);
+  EXPECT_EQ(w.max_bytes, 1'500'000u);
+  EXPECT_EQ(w.probability_pct, 100u);
+  EXPECT_EQ(w.ecn, EcnMode::kEcnAll);
+  EXPECT_GT(l.pfc.xoff_bytes, w.max_bytes) << "ECN must act before PFC";
+  EXPECT_EQ(l.ecn_mark, EcnMarkPoint::kEnqueue);
+  EXPECT_TRUE(l.watchdog.enabled);
+  EXPECT_EQ(l.watchdog.detection_ns, 200'000'000u);
+  EXPECT_EQ(l.watchdog.restoration_ns, 200'000'000u);
+  EXPECT_EQ(l.watchdog.action, WatchdogAction::kDrop);
+  EXPECT_EQ(l.watchdog.poll_interval_ns, 1'000'000u);
 }
 
 TEST(DefaultConfig, LoadsTheLeafSwitch) {
@@ -103,6 +133,28 @@ TEST(DefaultConfig, EmbeddedCopyMatchesTheFile) {
   EXPECT_EQ(embedded_default_config(), text.str());
   check_leaf(
       load_config_text(std::string(embedded_default_config()), std::string(kEmbeddedDefaultName)));
+}
+
+TEST(DefaultConfig, PfcOffAndOtherPriorities) {
+  EXPECT_EQ(load_config_file(kDefault, {"qos.pfc_enable=[]"}).qos.lossless.pfc.enable_mask, 0u);
+  EXPECT_EQ(load_config_file(kDefault, {"qos.pfc_enable=[3,4]"}).qos.lossless.pfc.enable_mask,
+            0x18u);
+  const LosslessParams l =
+      load_config_file(kDefault, {"qos.pfc={dynamic_th: -2}", "qos.ecn_mark=dequeue"}).qos.lossless;
+  EXPECT_TRUE(l.pfc.dynamic);
+  EXPECT_EQ(l.pfc.dynamic_th, -2);
+  EXPECT_EQ(l.pfc.xon_offset_bytes, 64'000u);
+  EXPECT_EQ(l.ecn_mark, EcnMarkPoint::kDequeue);
+}
+
+TEST(DefaultConfig, LiveVdevQosIsTheSame) {
+  // YAML has no include: live-vdev.yaml repeats the qos section.
+  ConfigParams d = load_config_file(kDefault);
+  ConfigParams v = load_config_file(kLive);
+  EXPECT_EQ(d.qos.lossless, v.qos.lossless);
+  EXPECT_EQ(d.qos.scheduler, v.qos.scheduler);
+  EXPECT_EQ(d.qos.dscp_to_tc, v.qos.dscp_to_tc);
+  EXPECT_EQ(d.qos.queue_limit_bytes, v.qos.queue_limit_bytes);
 }
 
 TEST(LiveVdevConfig, SameSwitchOnTapPorts) {

@@ -1,4 +1,4 @@
-// Speed, byte-size and duration parsing (control/units.h).
+// Speed, byte-size, duration and length parsing (control/units.h).
 #include "control/units.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +117,35 @@ TEST(ParseDuration, Errors) {
   EXPECT_EQ(error(parse_duration_ns, ""), kNotDuration);
   EXPECT_EQ(error(parse_duration_ns, "1.5ns"), "not a whole number of nanoseconds");
   EXPECT_EQ(error(parse_duration_ns, "99999999999999s"), "too large");
+}
+
+TEST(ParseLength, Forms) {
+  auto metres = [](std::string_view s) {
+    uint64_t v = 0;
+    std::string why;
+    EXPECT_TRUE(parse_length_m(s, v, &why)) << s << ": " << why;
+    return v;
+  };
+  EXPECT_EQ(metres("100m"), 100u);
+  EXPECT_EQ(metres("2km"), 2000u);
+  EXPECT_EQ(metres("1.5km"), 1500u);
+  EXPECT_EQ(metres("0.001km"), 1u);
+  EXPECT_EQ(metres("300"), 300u);
+  EXPECT_EQ(metres("5 m"), 5u);
+  EXPECT_EQ(metres("0"), 0u);
+}
+
+TEST(ParseLength, Errors) {
+  const std::string not_length = "not a length (expected e.g. 100m, 2km or an integer in metres)";
+  EXPECT_EQ(error(parse_length_m, "100ft"), not_length);
+  EXPECT_EQ(error(parse_length_m, "100M"), not_length);
+  EXPECT_EQ(error(parse_length_m, "10cm"), not_length);
+  EXPECT_EQ(error(parse_length_m, "km"), not_length);
+  EXPECT_EQ(error(parse_length_m, "-5m"), not_length);
+  EXPECT_EQ(error(parse_length_m, ""), not_length);
+  EXPECT_EQ(error(parse_length_m, "1.5m"), "not a whole number of metres");
+  EXPECT_EQ(error(parse_length_m, "0.0001km"), "not a whole number of metres");
+  EXPECT_EQ(error(parse_length_m, "99999999999999999999km"), "too large");
 }
 
 TEST(FormatUnits, SpeedAndBytes) {

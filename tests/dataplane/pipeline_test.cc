@@ -1113,7 +1113,7 @@ TEST_F(PipelineTest, MixedBurstConservesEveryPacket) {
   for (uint16_t id : dp_->config().port_ids) {
     rte_mbuf* out[kMaxBurst];
     uint64_t start_ps[kMaxBurst];
-    uint64_t now_ps = 1'000'000;
+    uint64_t now_ps = 1'000'000'000;  // 1 ms: after the burst's 500-quanta pause of port 0
     while (!dp_->tx(id).empty()) {
       // One frame may start at a time: step to when the wire is free again.
       now_ps = dp_->tx(id).shaper.next_start(now_ps);

@@ -180,6 +180,35 @@ TEST_F(Replay, ReportsReorderingPerQueuePair) {
   EXPECT_EQ(j["reordering"]["reordered_packets"], 0);
 }
 
+TEST_F(Replay, ReceivedPfcPausesOnlyItsClassForTheQuantaTime) {
+  // Port 3's host sends PFC for priority 3, time 65535, at t0; host 0 then
+  // sends RoCE (class 3) and plain UDP (class 0) to host 3. Class 0 leaves at
+  // once; class 3 waits 65535 × 512 / 100e9 s = 335.54 us.
+  const auto pfc = build_frame(
+      pfc_frame_spec({0x02, 0, 0, 0, 0x01, 0x03}, 1u << 3, {0, 0, 0, 0xffff, 0, 0, 0, 0}));
+  auto roce3 = roce(0, 0x0a000302, 7, 512);
+  FrameSpec plain;
+  plain.dst_mac = {0x02, 0, 0, 0, 0, 0};
+  plain.src_ip = ipv4_bytes(10, 0, 0, 2);
+  plain.dst_ip = ipv4_bytes(10, 0, 3, 2);
+  plain.dscp = 0;
+  plain.dport = 5000;
+  plain.payload_len = 512;
+  const auto udp0 = build_frame(plain);
+  const std::string p3 = write_pcap("in3.pcap", {{kT0, pfc}});
+  const std::string p0 = write_pcap("in0.pcap", {{kT0 + 1000, roce3}, {kT0 + 2000, udp0}});
+  const Json j = run({{0, p0}, {3, p3}}, (dir_ / "out").string());
+  const auto out = read_pcap((dir_ / "out" / "port3.pcap").string());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].ts_ns, kT0 + 2000);  // class 0 was not held
+  EXPECT_EQ(out[0].bytes.size(), udp0.size());
+  EXPECT_EQ(out[1].ts_ns, kT0 + 335'540);  // class 3 left when the pause ended
+  EXPECT_EQ(j["ports"][3]["pfc"]["pfc_rx_frames"][3], 1);
+  EXPECT_EQ(j["ports"][3]["pfc"]["pfc_rx_pause_us"][3], 335);
+  EXPECT_EQ(j["ports"][3]["consumed_pfc"], 1);
+  EXPECT_EQ(j["totals"]["conserved"], true);
+}
+
 TEST_F(Replay, BadInputsWriteNothing) {
   const fs::path out = dir_ / "out";
   // Not a pcap.

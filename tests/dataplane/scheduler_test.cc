@@ -81,8 +81,10 @@ TEST_F(Scheduler, StrictClassGoesFirstAndBlockedClassesWait) {
     EXPECT_EQ(class_of(m), 6);
     rte_pktmbuf_free(m);
   }
-  // Class 3 paused (as by received PFC): only class 0 leaves.
-  t.blocked = 1u << 3;
+  // Class 3 paused by a received PFC frame (65535 quanta at 100 Gb/s: until
+  // 335.54 us after 10 us): only class 0 leaves meanwhile.
+  const uint16_t quanta[8] = {0, 0, 0, 0xffff, 0, 0, 0, 0};
+  t.pause.on_pfc(1u << 3, quanta, 10'000, 100'000'000'000ull);
   for (int i = 0; i < 10; ++i) {
     rte_mbuf* m = nullptr;
     uint64_t s = 0;
@@ -92,9 +94,9 @@ TEST_F(Scheduler, StrictClassGoesFirstAndBlockedClassesWait) {
   }
   rte_mbuf* m = nullptr;
   uint64_t s = 0;
-  EXPECT_EQ(dp_->dequeue(4, 100'000'000, &m, &s, 1), 0);
-  t.blocked = 0;
-  EXPECT_EQ(dp_->dequeue(4, 200'000'000, &m, &s, 1), 1);
+  EXPECT_EQ(dp_->dequeue(4, 345'539'000, &m, &s, 1), 0);     // still paused
+  EXPECT_EQ(dp_->next_tx_ps(4, 345'539'000), 345'540'000u);  // when the pause ends
+  EXPECT_EQ(dp_->dequeue(4, 345'540'000, &m, &s, 1), 1);
   EXPECT_EQ(class_of(m), 3);
   rte_pktmbuf_free(m);
 }

@@ -1,0 +1,396 @@
+// PfcGenerator: static and dynamic thresholds with their hysteresis (XOFF
+// once, refresh at half the pause while above XON, XON once below), headroom
+// sizing and admission, suppression by the watchdog, and exact counters.
+#include "pfc/pfc_generator.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pfc/pfc_frame.h"
+
+namespace rocelb {
+namespace {
+
+constexpr uint64_t k100G = 100'000'000'000ull;
+constexpr uint64_t k25G = 25'000'000'000ull;
+constexpr uint64_t kFullPause100G = 335'540;
+constexpr uint64_t kRefresh100G = kFullPause100G / 2;  // 167770
+constexpr uint8_t kP3 = 1u << 3;
+const std::vector<uint64_t> kTwoPorts = {k100G, k100G};
+
+PfcParams static_params(uint64_t xoff, uint64_t xon) {
+  PfcParams p;
+  p.enable_mask = kP3;
+  p.pause_quanta = 65535;
+  p.xoff_bytes = xoff;
+  p.xon_bytes = xon;
+  return p;
+}
+
+PfcParams dynamic_params(int8_t th, uint64_t shared, uint64_t xon_offset) {
+  PfcParams p;
+  p.enable_mask = kP3;
+  p.dynamic = true;
+  p.dynamic_th = th;
+  p.shared_buffer_bytes = shared;
+  p.xon_offset_bytes = xon_offset;
+  return p;
+}
+
+// Polls and returns the frame, or an empty request (class_enable 0).
+PfcFrameRequest poll(PfcGenerator& g, uint16_t port, uint64_t now, uint64_t speed = k100G) {
+  PfcFrameRequest r;
+  if (!g.poll(port, now, speed, r)) return PfcFrameRequest{};
+  EXPECT_NE(r.class_enable, 0);
+  return r;
+}
+
+TEST(PfcGenerator, HeadroomFormula) {
+  // 100 m at 100 Gb/s, 1 µs response: (2 × 500 + 1000) ns × 12.5 B/ns = 25000,
+  // + 2 × (9216 + 20) + 84 + 9216.
+  EXPECT_EQ(PfcGenerator::headroom_for(k100G, 100, 1000, 9216), 25'000u + 18'472 + 84 + 9'216);
+  // 3 m at 25 Gb/s, 500 ns, 1518-byte frames: 530 ns × 3.125 B/ns = 1656.25 -> 1657.
+  EXPECT_EQ(PfcGenerator::headroom_for(k25G, 3, 500, 1518), 1'657u + 3'076 + 84 + 1'518);
+  EXPECT_EQ(PfcGenerator::headroom_for(0, 100, 1000, 1500), 3'040u + 84 + 1'500);
+  // The generator uses it per port when headroom is auto, the configured value otherwise.
+  PfcParams p = static_params(100'000, 50'000);
+  const std::vector<uint64_t> speeds = {k100G, k25G};
+  PfcGenerator auto_hr(p, speeds);
+  EXPECT_EQ(auto_hr.headroom_bytes(0), PfcGenerator::headroom_for(k100G, 100, 1000, 9216));
+  EXPECT_EQ(auto_hr.headroom_bytes(1), PfcGenerator::headroom_for(k25G, 100, 1000, 9216));
+  PfcGenerator small_frames(p, speeds, 1518);
+  EXPECT_EQ(small_frames.headroom_bytes(0), PfcGenerator::headroom_for(k100G, 100, 1000, 1518));
+  p.headroom_bytes = 40'000;
+  PfcGenerator fixed_hr(p, speeds);
+  EXPECT_EQ(fixed_hr.headroom_bytes(0), 40'000u);
+  EXPECT_EQ(fixed_hr.headroom_bytes(1), 40'000u);
+}
+
+TEST(PfcGenerator, StaticHysteresis) {
+  PfcGenerator g(static_params(100'000, 50'000), kTwoPorts);
+  const uint64_t t0 = 1'000'000;
+  EXPECT_EQ(g.next_poll_ns(0, t0), UINT64_MAX);
+  g.add(0, 3, 100'000);
+  EXPECT_EQ(poll(g, 0, t0).class_enable, 0);  // at xoff, not above
+  g.add(0, 3, 1);
+  PfcFrameRequest r = poll(g, 0, t0);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta, (std::array<uint16_t, 8>{0, 0, 0, 65535, 0, 0, 0, 0}));
+  EXPECT_EQ(g.asserted_mask(0), kP3);
+  // XOFF once: nothing more until the refresh is due.
+  EXPECT_EQ(poll(g, 0, t0 + 1).class_enable, 0);
+  g.add(0, 3, 10'000);
+  EXPECT_EQ(poll(g, 0, t0 + 2).class_enable, 0);
+  EXPECT_EQ(g.next_poll_ns(0, t0), t0 + kRefresh100G);
+  EXPECT_EQ(poll(g, 0, t0 + kRefresh100G - 1).class_enable, 0);
+  // Refresh at half the pause, while above XON.
+  r = poll(g, 0, t0 + kRefresh100G);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 65535);
+  const uint64_t t1 = t0 + kRefresh100G;
+  EXPECT_EQ(g.next_poll_ns(0, t1), t1 + kRefresh100G);
+  // Down to xon: still asserted (XON only below it).
+  g.release(0, 3, 110'001 - 50'000);
+  EXPECT_EQ(g.held_bytes(0, 3), 50'000u);
+  EXPECT_EQ(poll(g, 0, t1 + 10).class_enable, 0);
+  g.release(0, 3, 1);
+  const uint64_t t2 = t1 + 20;
+  r = poll(g, 0, t2);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta, (std::array<uint16_t, 8>{}));  // XON: time 0
+  EXPECT_EQ(g.asserted_mask(0), 0);
+  EXPECT_EQ(poll(g, 0, t2 + 1).class_enable, 0);  // XON once
+  EXPECT_EQ(poll(g, 0, t2 + kFullPause100G).class_enable, 0);
+  EXPECT_EQ(g.next_poll_ns(0, t2), UINT64_MAX);
+
+  PfcTxCounters c = g.counters(0, 3, t2 + 5'000'000);
+  EXPECT_EQ(c.pfc_tx_frames, 3u);  // XOFF, refresh, XON
+  EXPECT_EQ(c.pfc_tx_xon_frames, 1u);
+  EXPECT_EQ(g.xoff_asserted_ns(0, 3, t2 + 5'000'000), t2 - t0);
+  EXPECT_EQ(c.xoff_asserted_us, (t2 - t0) / 1000);
+  EXPECT_EQ(c.lossless_dropped, 0u);
+  // Port 1 and the other priorities saw nothing.
+  EXPECT_EQ(g.counters(1, 3, t2), PfcTxCounters{});
+  EXPECT_EQ(g.counters(0, 4, t2), PfcTxCounters{});
+  EXPECT_EQ(poll(g, 1, t2).class_enable, 0);
+
+  // A second episode: XOFF time accumulates, exact while still asserted.
+  g.release(0, 3, 49'999);
+  g.add(0, 3, 60'000);
+  const uint64_t t3 = t2 + 1'000'000;
+  EXPECT_EQ(poll(g, 0, t3).class_enable, 0);
+  g.add(0, 3, 50'000);
+  EXPECT_EQ(poll(g, 0, t3).class_enable, kP3);
+  EXPECT_EQ(g.xoff_asserted_ns(0, 3, t3 + 1'234), t2 - t0 + 1'234);
+  EXPECT_EQ(g.counters(0, 3, t3).pfc_tx_frames, 4u);
+}
+
+TEST(PfcGenerator, RefreshKeepsThePeerPausedUntilXon) {
+  // Many refresh periods above XON: a refresh every P/2, so the peer's pause
+  // (P from each frame) never lapses.
+  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  g.add(0, 3, 20'000);
+  uint64_t peer_paused_until = 0;
+  uint64_t frames = 0;
+  for (uint64_t t = 0; t < 10'000'000; t += 1'000) {  // a poll every µs for 10 ms
+    PfcFrameRequest r = poll(g, 0, t);
+    if (r.class_enable) {
+      ++frames;
+      EXPECT_EQ(r.quanta[3], 65535);
+      if (t > 0) {
+        EXPECT_LT(t, peer_paused_until) << "pause lapsed before refresh";
+      }
+      peer_paused_until = t + pause_quanta_to_ns(r.quanta[3], k100G);
+    }
+  }
+  // XOFF at 0, then every 168 µs (the µs poll grid rounds 167.77 up).
+  EXPECT_EQ(frames, 1 + (10'000'000 - 1) / 168'000);
+  EXPECT_EQ(g.counters(0, 3, 10'000'000).pfc_tx_xon_frames, 0u);
+  EXPECT_EQ(g.xoff_asserted_ns(0, 3, 10'000'000), 10'000'000u);
+}
+
+TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
+  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  for (uint8_t p = 0; p < 8; ++p) {
+    if (p == 3) continue;
+    EXPECT_FALSE(g.lossless(p));
+    g.add(0, p, 1'000'000);
+    EXPECT_EQ(g.held_bytes(0, p), 0u);
+    EXPECT_EQ(g.admit(0, p, 1'000'000), Admit::kNotLossless);
+  }
+  EXPECT_TRUE(g.lossless(3));
+  EXPECT_FALSE(g.lossless(8));
+  EXPECT_EQ(g.total_held_bytes(), 0u);
+  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+  for (uint8_t p = 0; p < 8; ++p) EXPECT_EQ(g.counters(0, p, 1'000), PfcTxCounters{});
+  // Out-of-range ports change nothing.
+  g.add(7, 3, 1'000);
+  EXPECT_EQ(g.admit(7, 3, 1'000), Admit::kNotLossless);
+  PfcFrameRequest r;
+  EXPECT_FALSE(g.poll(7, 0, k100G, r));
+  EXPECT_EQ(g.total_held_bytes(), 0u);
+}
+
+TEST(PfcGenerator, DynamicThreshold) {
+  // alpha = 2^0 = 1: XOFF when held > shared − total.
+  PfcGenerator g(dynamic_params(0, 1'000'000, 20'000), kTwoPorts);
+  EXPECT_EQ(g.xoff_threshold(), 1'000'000u);
+  EXPECT_EQ(g.xon_threshold(), 980'000u);
+  g.add(0, 3, 400'000);
+  EXPECT_EQ(g.xoff_threshold(), 600'000u);
+  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+  g.add(0, 3, 100'000);  // held 500000, T 500000: not above
+  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+  g.add(0, 3, 1);  // held 500001 > T 499999
+  EXPECT_EQ(poll(g, 0, 10).class_enable, kP3);
+  // Another port fills: the threshold falls for everyone.
+  g.add(1, 3, 200'000);  // total 700001, T 299999
+  EXPECT_EQ(g.xoff_threshold(), 299'999u);
+  EXPECT_EQ(poll(g, 1, 20).class_enable, 0);  // 200000 <= T
+  // Port 0 resumes when held < T − 20000, T = 800000 − held: held < 390000.
+  g.release(0, 3, 500'001 - 390'000);
+  EXPECT_EQ(g.xon_threshold(), 390'000u);
+  EXPECT_EQ(poll(g, 0, 30).class_enable, 0);
+  g.release(0, 3, 1);
+  PfcFrameRequest r = poll(g, 0, 40);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 0);
+  EXPECT_EQ(g.counters(0, 3, 40).pfc_tx_xon_frames, 1u);
+  EXPECT_EQ(g.xoff_asserted_ns(0, 3, 1'000), 30u);
+}
+
+TEST(PfcGenerator, DynamicAlphas) {
+  for (int th = -7; th <= 3; ++th) {
+    PfcGenerator g(dynamic_params(static_cast<int8_t>(th), 1'280'000, 0), kTwoPorts);
+    g.add(1, 3, 256'000);  // free 1024000
+    const uint64_t want = th >= 0 ? 1'024'000ull << th : 1'024'000ull >> -th;
+    EXPECT_EQ(g.xoff_threshold(), want) << th;
+  }
+  // The buffer over-full (headroom in use): no free space, T = 0.
+  PfcGenerator g(dynamic_params(1, 100'000, 10'000), kTwoPorts);
+  g.add(0, 3, 150'000);
+  EXPECT_EQ(g.xoff_threshold(), 0u);
+  EXPECT_EQ(g.xon_threshold(), 0u);
+  // xon_bytes is a floor under T − xon_offset.
+  PfcParams p = dynamic_params(0, 1'000'000, 500'000);
+  p.xon_bytes = 100'000;
+  PfcGenerator f(p, kTwoPorts);
+  f.add(0, 3, 600'000);  // T 400000, T − offset < 0 -> floor
+  EXPECT_EQ(f.xon_threshold(), 100'000u);
+}
+
+TEST(PfcGenerator, XonWhenNothingIsHeld) {
+  // T − xon_offset is 0 while the buffer is full of another port's bytes:
+  // a PG holding nothing still resumes its peer.
+  PfcGenerator g(dynamic_params(0, 100'000, 50'000), kTwoPorts);
+  g.add(0, 3, 60'000);  // T 40000
+  EXPECT_EQ(poll(g, 0, 0).class_enable, kP3);
+  g.add(1, 3, 40'000);  // T 0
+  g.release(0, 3, 60'000);
+  EXPECT_EQ(g.xon_threshold(), 10'000u);
+  g.add(1, 3, 60'000);  // total 100000: T 0
+  EXPECT_EQ(g.xon_threshold(), 0u);
+  PfcFrameRequest r = poll(g, 0, 5);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 0);
+}
+
+TEST(PfcGenerator, HeadroomAdmission) {
+  PfcParams p = static_params(100'000, 50'000);
+  p.headroom_bytes = 20'000;
+  PfcGenerator g(p, kTwoPorts);
+  // Up to xoff + headroom fits, one byte more does not.
+  g.add(0, 3, 119'000);
+  EXPECT_EQ(g.admit(0, 3, 1'000), Admit::kAdmitted);
+  EXPECT_EQ(g.admit(0, 3, 1'001), Admit::kDropped);
+  EXPECT_EQ(g.admit(0, 3, 9'000), Admit::kDropped);
+  EXPECT_EQ(g.counters(0, 3, 0).lossless_dropped, 2u);
+  EXPECT_EQ(g.held_bytes(0, 3), 119'000u);  // admit alone holds nothing
+  // Another port has its own headroom.
+  EXPECT_EQ(g.admit(1, 3, 9'000), Admit::kAdmitted);
+  EXPECT_EQ(g.counters(1, 3, 0).lossless_dropped, 0u);
+  g.release(0, 3, 10'000);
+  EXPECT_EQ(g.admit(0, 3, 9'000), Admit::kAdmitted);
+  EXPECT_EQ(g.counters(0, 3, 0).lossless_dropped, 2u);
+}
+
+TEST(PfcGenerator, DynamicHeadroomKeepsTheThresholdItPausedAt) {
+  PfcParams p = dynamic_params(0, 1'000'000, 0);
+  p.headroom_bytes = 50'000;
+  PfcGenerator g(p, kTwoPorts);
+  g.add(0, 3, 500'001);  // T 499999 -> XOFF at it
+  EXPECT_EQ(poll(g, 0, 0).class_enable, kP3);
+  g.add(1, 3, 300'000);  // T falls to 199999 while port 0's bytes are in flight
+  EXPECT_EQ(g.xoff_threshold(), 199'999u);
+  // Port 0 still has 499999 + 50000 − 500001 bytes of headroom.
+  EXPECT_EQ(g.admit(0, 3, 49'998), Admit::kAdmitted);
+  EXPECT_EQ(g.admit(0, 3, 49'999), Admit::kDropped);
+  // Port 1 is not paused: its limit is T now + headroom.
+  EXPECT_EQ(g.admit(1, 3, 1), Admit::kDropped);
+}
+
+TEST(PfcGenerator, IncastIntoHeadroomNeverDrops) {
+  // A peer sending at line rate into a PG that crossed XOFF, stopping
+  // response_delay + cable after the PFC frame leaves (and finishing its
+  // frame): what arrives fits the computed headroom.
+  PfcParams p = static_params(200'000, 100'000);
+  PfcGenerator g(p, kTwoPorts, 1'518);
+  const uint64_t frame = 1'518;
+  const uint64_t frame_ns = (frame + 20) * 8 * 1'000'000'000 / k100G;  // 123 ns
+  uint64_t t = 0;
+  uint64_t stop_at = UINT64_MAX;
+  int admitted = 0;
+  for (; t < stop_at; t += frame_ns) {
+    ASSERT_EQ(g.admit(0, 3, frame), Admit::kAdmitted) << "t=" << t;
+    g.add(0, 3, frame);
+    ++admitted;
+    PfcFrameRequest r;
+    // The PFC frame waits for the max frame the switch is sending on that
+    // port, then takes its own 84 bytes of wire time, then the cable.
+    if (g.poll(0, t, k100G, r))
+      stop_at = t + frame_ns + 7 + 2 * 5 * p.cable_length_m + p.response_delay_ns;
+  }
+  EXPECT_GT(g.held_bytes(0, 3), 200'000u);
+  EXPECT_LE(g.held_bytes(0, 3), 200'000 + g.headroom_bytes(0));
+  EXPECT_EQ(g.counters(0, 3, t).lossless_dropped, 0u);
+}
+
+TEST(PfcGenerator, SuppressionStopsPfc) {
+  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  g.add(0, 3, 20'000);
+  EXPECT_EQ(poll(g, 0, 1'000).class_enable, kP3);
+  g.set_suppressed(0, kP3);
+  EXPECT_EQ(g.suppressed(0), kP3);
+  EXPECT_EQ(g.next_poll_ns(0, 2'000), 2'000u);   // an XOFF to drop
+  EXPECT_EQ(poll(g, 0, 2'000).class_enable, 0);  // silently: no XON
+  EXPECT_EQ(g.asserted_mask(0), 0);
+  EXPECT_EQ(g.next_poll_ns(0, 2'000), UINT64_MAX);
+  // No refresh, no new XOFF while suppressed; asserted time stopped at 2000.
+  EXPECT_EQ(poll(g, 0, 1'000'000).class_enable, 0);
+  EXPECT_EQ(g.xoff_asserted_ns(0, 3, 5'000'000), 1'000u);
+  // Port 1 is not suppressed.
+  g.add(1, 3, 20'000);
+  EXPECT_EQ(poll(g, 1, 1'000'000).class_enable, kP3);
+  // Lifted: the PG is still above XOFF, so XOFF goes out again.
+  g.set_suppressed(0, 0);
+  EXPECT_EQ(poll(g, 0, 6'000'000).class_enable, kP3);
+  PfcTxCounters c = g.counters(0, 3, 6'001'000);
+  EXPECT_EQ(c.pfc_tx_frames, 2u);
+  EXPECT_EQ(c.pfc_tx_xon_frames, 0u);
+  EXPECT_EQ(c.xoff_asserted_us, 2u);  // 1 µs + 1 µs
+}
+
+TEST(PfcGenerator, SeveralPrioritiesShareAFrame) {
+  PfcParams p = static_params(10'000, 5'000);
+  p.enable_mask = 0x18;  // 3 and 4
+  PfcGenerator g(p, kTwoPorts);
+  g.add(0, 3, 20'000);
+  g.add(0, 4, 20'000);
+  PfcFrameRequest r = poll(g, 0, 0);
+  EXPECT_EQ(r.class_enable, 0x18);
+  EXPECT_EQ(r.quanta, (std::array<uint16_t, 8>{0, 0, 0, 65535, 65535, 0, 0, 0}));
+  // 3 drops below XON at the refresh time: XON for 3 and refresh for 4 together.
+  g.release(0, 3, 20'000);
+  r = poll(g, 0, kRefresh100G);
+  EXPECT_EQ(r.class_enable, 0x18);
+  EXPECT_EQ(r.quanta, (std::array<uint16_t, 8>{0, 0, 0, 0, 65535, 0, 0, 0}));
+  EXPECT_EQ(g.counters(0, 3, 0).pfc_tx_frames, 2u);
+  EXPECT_EQ(g.counters(0, 4, 0).pfc_tx_frames, 2u);
+  EXPECT_EQ(g.counters(0, 3, 0).pfc_tx_xon_frames, 1u);
+  EXPECT_EQ(g.counters(0, 4, 0).pfc_tx_xon_frames, 0u);
+  // The frame encodes as PFC with those bits and times.
+  PfcFrame f;
+  f.class_enable = r.class_enable;
+  f.quanta = r.quanta;
+  std::array<uint8_t, kPfcFrameLen> buf{};
+  ASSERT_EQ(encode_pfc(f, buf.data(), buf.size()), kPfcFrameLen);
+  PfcFrame back;
+  ASSERT_EQ(decode_pfc(buf.data(), buf.size(), back), PfcDecodeResult::kOk);
+  EXPECT_EQ(back.class_enable, 0x18);
+  EXPECT_EQ(back.quanta[4], 65535);
+}
+
+TEST(PfcGenerator, RefreshFollowsSpeedAndUnknownSpeedNeverRefreshes) {
+  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  g.add(0, 3, 20'000);
+  g.add(1, 3, 20'000);
+  EXPECT_EQ(poll(g, 0, 0, k25G).class_enable, kP3);
+  EXPECT_EQ(g.next_poll_ns(0, 0), pause_quanta_to_ns(65535, k25G) / 2);
+  EXPECT_EQ(poll(g, 1, 0, 0).class_enable, kP3);
+  EXPECT_EQ(g.next_poll_ns(1, 0), UINT64_MAX);
+}
+
+TEST(PfcGenerator, ConcurrentAddAndRelease) {
+  PfcGenerator g(static_params(1'000'000, 500'000), kTwoPorts);
+  auto work = [&g](uint16_t port) {
+    for (int i = 0; i < 100'000; ++i) {
+      g.add(port, 3, 1'000);
+      g.release(port, 3, 1'000);
+    }
+  };
+  std::thread a(work, 0), b(work, 1), c(work, 0);
+  a.join();
+  b.join();
+  c.join();
+  EXPECT_EQ(g.held_bytes(0, 3), 0u);
+  EXPECT_EQ(g.held_bytes(1, 3), 0u);
+  EXPECT_EQ(g.total_held_bytes(), 0u);
+}
+
+TEST(PfcGenerator, CounterTable) {
+  std::vector<std::string> names;
+  for (const auto& c : kPfcTxCounters) {
+    names.emplace_back(c.name);
+    EXPECT_FALSE(c.help.empty());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"pfc_tx_frames", "pfc_tx_xon_frames",
+                                             "xoff_asserted_us", "lossless_dropped"}));
+}
+
+}  // namespace
+}  // namespace rocelb
