@@ -40,25 +40,27 @@ namespace rocelb {
     "consumed (answered or not)")                                                       \
   X(generated_icmp_replies,                                                             \
     "ICMP echo replies and IPv6 neighbor advertisements the switch generated (sent on " \
-    "this port)")
+    "this port)")                                                                       \
+  X(generated_pfc_frames, "PFC frames the switch sent on this port (XOFF, refresh, XON)")
 
 // Drop reasons beyond the parser's (parsed_packet.h).
-#define ROCELB_FORWARD_DROPS(X)                                                              \
-  X(dst_mac_not_accepted,                                                                    \
-    "destination MAC is not the port's, broadcast, PFC or (for IPv6 neighbor discovery "     \
-    "to the switch) its solicited-node group (and port not promiscuous)")                    \
-  X(broadcast_not_routed, "broadcast frame that is not ARP")                                 \
-  X(unsupported_ethertype, "Ethertype the switch does not route")                            \
-  X(arp_not_for_switch, "ARP request for an address that is not the switch's")               \
-  X(rocev1_not_routable, "RoCEv1 is link-local (Ethertype 0x8915): it cannot be routed")     \
-  X(martian_address, "loopback, link-local, multicast or unspecified address: never routed") \
-  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")          \
-  X(ttl_expired, "TTL or hop limit would reach 0")                                           \
-  X(no_route, "no route matches the destination")                                            \
-  X(no_neighbor, "connected route but no neighbor entry for the destination")                \
-  X(no_member_up, "next-hop group has no usable member")                                     \
-  X(queue_full, "egress queue at its limit (tail drop)")                                     \
-  X(no_buffer, "packet buffer pool exhausted")                                               \
+#define ROCELB_FORWARD_DROPS(X)                                                                \
+  X(dst_mac_not_accepted,                                                                      \
+    "destination MAC is not the port's, broadcast, PFC or (for IPv6 neighbor discovery "       \
+    "to the switch) its solicited-node group (and port not promiscuous)")                      \
+  X(broadcast_not_routed, "broadcast frame that is not ARP")                                   \
+  X(unsupported_ethertype, "Ethertype the switch does not route")                              \
+  X(arp_not_for_switch, "ARP request for an address that is not the switch's")                 \
+  X(rocev1_not_routable, "RoCEv1 is link-local (Ethertype 0x8915): it cannot be routed")       \
+  X(martian_address, "loopback, link-local, multicast or unspecified address: never routed")   \
+  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")            \
+  X(ttl_expired, "TTL or hop limit would reach 0")                                             \
+  X(no_route, "no route matches the destination")                                              \
+  X(no_neighbor, "connected route but no neighbor entry for the destination")                  \
+  X(no_member_up, "next-hop group has no usable member")                                       \
+  X(queue_full, "egress queue at its limit (tail drop)")                                       \
+  X(no_buffer, "packet buffer pool exhausted")                                                 \
+  X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)") \
   X(tx_failed, "the device did not take the frame before the port stopped")
 
 enum class DropReason : uint8_t {
@@ -124,7 +126,8 @@ struct alignas(64) PortCounters {
   }
   uint64_t generated() const {
     return (*this)[PortCounter::generated_arp_replies] +
-           (*this)[PortCounter::generated_icmp_replies];
+           (*this)[PortCounter::generated_icmp_replies] +
+           (*this)[PortCounter::generated_pfc_frames];
   }
   void add(const PortCounters& o) {
     for (size_t i = 0; i < c.size(); ++i) c[i] += o.c[i];

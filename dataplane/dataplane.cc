@@ -5,6 +5,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +50,12 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     configure_port(*t, pc);
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
+  }
+  const PfcParams& pp = config->params.qos.lossless.pfc;
+  if (pp.enable_mask) {
+    std::vector<uint64_t> speeds(kMaxPorts, 0);
+    for (uint16_t id : config->port_ids) speeds[id] = config->ports[id].speed_bps;
+    pfc_ = std::make_unique<PfcGenerator>(pp, speeds);
   }
   owned_ = make_epoch(std::move(config), nullptr);
   epoch_.store(owned_.get(), std::memory_order_release);
@@ -147,30 +154,73 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   }
   t.blocked = t.pause.paused_mask(now_ps / 1000);
   uint16_t n = 0;
+  if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
+    if (rte_mbuf* m = rte_pktmbuf_alloc(control_pool_)) {  // ahead of all data
+      PfcFrame f;
+      std::memcpy(f.src_mac.data(), e.config->ports[port].mac, 6);
+      f.class_enable = t.pfc_request.class_enable;
+      f.quanta = t.pfc_request.quanta;
+      uint8_t* buf = rte_pktmbuf_mtod(m, uint8_t*);
+      const size_t len = encode_pfc(f, buf, rte_pktmbuf_tailroom(m));
+      m->data_len = static_cast<uint16_t>(len);
+      m->pkt_len = static_cast<uint32_t>(len);
+      m->port = port;
+      t.pfc_pending = false;
+      ++t.pfc_frames_sent;
+      start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
+      out[n++] = m;
+    }
+  }
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
     int c = t.scheduler.pick(t.queue_ptrs.data(), t.blocked, &head);
     if (c < 0) break;
     rte_mbuf* m = t.queues[c].pop();
     t.scheduler.sent(c, t.queues[c].empty());
+    if (pfc_ && pfc_->lossless(static_cast<uint8_t>(c)))  // the ingress port's hold shrinks
+      pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
     start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
     out[n++] = m;
   }
   return n;
 }
 
+void Dataplane::pfc_poll(uint16_t port, uint64_t now_ns) {
+  if (!pfc_) return;
+  PortTx& t = *tx_[port];
+  PfcFrameRequest req;
+  if (!pfc_->poll(port, now_ns, t.shaper.speed_bps(), req)) return;
+  if (!t.pfc_pending) {
+    t.pfc_request = req;
+  } else {  // not sent yet: the newer word for each priority wins
+    for (int p = 0; p < kPfcPriorities; ++p)
+      if ((req.class_enable >> p) & 1) t.pfc_request.quanta[p] = req.quanta[p];
+    t.pfc_request.class_enable |= req.class_enable;
+  }
+  t.pfc_pending = true;
+}
+
 uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
   const PortTx& t = *tx_[port];
+  uint64_t pfc_due = UINT64_MAX;
+  if (t.pfc_pending)
+    pfc_due = std::max(t.shaper.wire_free_ps(), now_ps);
+  else if (pfc_) {
+    const uint64_t ns = pfc_->next_poll_ns(port, now_ps / 1000);
+    if (ns != UINT64_MAX) pfc_due = std::max(ns * 1000, now_ps);
+  }
   const uint8_t blocked = t.pause.paused_mask(now_ps / 1000);
   bool sendable = false, waiting = false;
   for (int c = 0; c < kNumTrafficClasses; ++c) {
     if (t.queues[c].empty()) continue;
     ((blocked >> c) & 1 ? waiting : sendable) = true;
   }
-  if (sendable) return std::max(t.shaper.wire_free_ps(), now_ps);
-  if (!waiting) return UINT64_MAX;
+  if (sendable) return std::min(pfc_due, std::max(t.shaper.wire_free_ps(), now_ps));
+  if (!waiting) return pfc_due;
   const uint64_t ns = t.pause.next_change_ns(now_ps / 1000);
-  return ns == UINT64_MAX ? UINT64_MAX : std::max(ns * 1000, t.shaper.wire_free_ps());
+  const uint64_t resume =
+      ns == UINT64_MAX ? UINT64_MAX : std::max(ns * 1000, t.shaper.wire_free_ps());
+  return std::min(pfc_due, resume);
 }
 
 uint64_t Dataplane::flush() {
@@ -218,6 +268,7 @@ Snapshot Dataplane::snapshot() const {
     const PortTx& t = *tx_[id];
     s.port[id][PortCounter::tx_packets] += t.tx_packets;
     s.port[id][PortCounter::tx_bytes] += t.tx_bytes;
+    s.port[id][PortCounter::generated_pfc_frames] += t.pfc_frames_sent;
     for (const auto& q : t.queues) s.queued_packets += q.depth_packets();
   }
   return s;

@@ -34,6 +34,7 @@
 #include "lb/lb_engine.h"
 #include "lb/load_meter.h"
 #include "pfc/pause_receiver.h"
+#include "pfc/pfc_generator.h"
 
 struct rte_rcu_qsbr;
 
@@ -78,6 +79,9 @@ struct PortTx {
   PauseReceiver pause;              // PFC received on this port: which of its classes may not send
   uint8_t blocked = 0;              // classes paused by received PFC (as of the last dequeue)
   uint64_t applied_generation = 0;  // the epoch the owner configured this port from
+  bool pfc_pending = false;         // a PFC frame to send ahead of all data
+  PfcFrameRequest pfc_request;
+  uint64_t pfc_frames_sent = 0;
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -133,6 +137,15 @@ class Dataplane {
   uint16_t dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                    uint16_t max);
 
+  // PFC generation (null when no priority is lossless): per (ingress port,
+  // priority) bytes held in egress queues, XOFF/XON decisions.
+  PfcGenerator* pfc() const { return pfc_.get(); }
+  // Where generated PFC frames come from (replay and live set their pool).
+  void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
+  // The port's transmitting thread: asks the generator whether a PFC frame
+  // must go out on `port` now; if so dequeue() sends it before any data.
+  void pfc_poll(uint16_t port, uint64_t now_ns);
+
   // When `port` should be looked at again after dequeue() at now_ps: the
   // wire is free, or a received pause ends (UINT64_MAX: nothing queued).
   uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const;
@@ -163,6 +176,8 @@ class Dataplane {
   void configure_port(PortTx& t, const PortConfig& pc);
 
   DecisionLog* log_ = nullptr;
+  std::unique_ptr<PfcGenerator> pfc_;
+  rte_mempool* control_pool_ = nullptr;
   std::unique_ptr<Epoch> owned_;  // what epoch_ points to
   std::atomic<Epoch*> epoch_{nullptr};
   uint64_t shaper_burst_ps_ = 0;

@@ -59,6 +59,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
                              std::string(rte_strerror(rte_errno)));
   dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
                                     opt.shaper_burst_ns * 1000);
+  dp_->set_control_pool(pool_);
   const SwitchConfig& cfg = dp_->config();
 
   for (unsigned w = 0; w < nw; ++w) {
@@ -159,6 +160,7 @@ void LiveEngine::run_worker(unsigned w) {
     for (uint16_t port : wk.tx) {
       PortTx& t = dp_->tx(port);
       t.sample_load(now_ps / 1000);
+      dp_->pfc_poll(port, now_ps / 1000);
       auto& pend = wk.pending[port];
       uint16_t& np = wk.npending[port];
       if (np) {

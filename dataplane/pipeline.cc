@@ -24,9 +24,17 @@ inline void drop(PortCounters& pc, DropReason r, rte_mbuf* m) {
 inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, rte_mbuf* m) {
   QueueCounters& qc = wc.queue[port][tc];
   const uint32_t len = m->pkt_len;
+  const uint16_t in_port = m->port;
+  PfcGenerator* pfc = dp.pfc();
+  const bool lossless = pfc && pfc->lossless(tc);
+  if (lossless && pfc->admit(in_port, tc, len) == Admit::kDropped) {
+    drop(wc.port[in_port], DropReason::lossless_dropped, m);  // headroom exhausted
+    return;
+  }
   if (dp.tx(port).queues[tc].enqueue(m)) {
     ++qc.enqueued_packets;
     qc.enqueued_bytes += len;
+    if (lossless) pfc->add(in_port, tc, len);
   } else {
     ++qc.dropped_packets;
     qc.dropped_bytes += len;

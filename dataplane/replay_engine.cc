@@ -57,6 +57,7 @@ ReplayEngine::ReplayEngine(std::unique_ptr<SwitchConfig> config, unsigned pool_m
   unsigned ring = 1024;
   while (ring < pool_mbufs) ring <<= 1;
   dp_ = std::make_unique<Dataplane>(std::move(config), 1, ring, 0);
+  dp_->set_control_pool(pool_);
 }
 
 ReplayEngine::~ReplayEngine() {
@@ -76,7 +77,8 @@ Json ReplayEngine::counters() const {
   r["reordered_packets"] = reorder_.reordered_packets();
   r["max_psn_gap"] = reorder_.max_psn_gap();
   j["reordering"] = r;
-  j["upstream_held_frames"] = held_frames_;
+  // The devices upstream of the input ports, honouring the switch's PFC.
+  j["upstream"] = upstream_.is_null() ? Json::array() : upstream_;
   return j;
 }
 
@@ -195,7 +197,10 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     ++stats_.events;
     const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
-    for (uint16_t id : cfg.port_ids) dp_->tx(id).sample_load(now_ps / 1000);
+    for (uint16_t id : cfg.port_ids) {
+      dp_->tx(id).sample_load(now_ps / 1000);
+      dp_->pfc_poll(id, now_ps / 1000);  // refreshes that fall due now
+    }
 
     if (departure) {
       Sink& sk = sinks[out];
@@ -223,6 +228,17 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       }
       sk.next_ps = dp_->next_tx_ps(port, std::max(now_ps, dp_->tx(port).shaper.wire_free_ps()));
       sk.scheduled = sk.next_ps != UINT64_MAX;
+      // The departure released buffer: an ingress port may now owe its peer an XON.
+      for (uint16_t id : cfg.port_ids) {
+        if (id == port) continue;
+        dp_->pfc_poll(id, now_ps / 1000);
+        const uint64_t next = dp_->next_tx_ps(id, now_ps);
+        Sink& other = sinks[id];
+        if (!other.scheduled || next < other.next_ps) {
+          other.scheduled = next != UINT64_MAX;
+          other.next_ps = next;
+        }
+      }
       continue;
     }
 
@@ -240,6 +256,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     }
     refresh_sender(*in);
     for (uint16_t id : cfg.port_ids) {
+      dp_->pfc_poll(id, now_ps / 1000);  // the arrival may have crossed XOFF
       Sink& sk = sinks[id];
       // A port with new work, or whose pause a received PFC frame just changed.
       const uint64_t next = dp_->next_tx_ps(id, now_ps);
@@ -249,7 +266,17 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       }
     }
   }
-  for (auto& s : senders) held_frames_ += s->held_frames();
+  upstream_ = Json::array();
+  for (auto& s : senders) {
+    Json u;
+    u["port"] = s->port();
+    u["frames_delayed_by_pause"] = s->held_frames();
+    Json paused = Json::array();
+    for (int p = 0; p < kPfcPriorities; ++p)
+      paused.push_back(s->pause().pause_ns(p, UINT64_MAX / 2) / 1000);
+    u["paused_us"] = paused;
+    upstream_.push_back(u);
+  }
 
   // 5. Close, write the counters, and move everything into place.
   for (uint16_t id : cfg.port_ids) sinks[id].writer->close();

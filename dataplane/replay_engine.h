@@ -70,7 +70,7 @@ class ReplayEngine {
   rte_mempool* pool_ = nullptr;
   ReplayStats stats_;
   ReorderMeter reorder_;
-  uint64_t held_frames_ = 0;  // frames the upstream senders held back for a pause
+  Json upstream_;  // what each upstream sender did: frames held, time paused per priority
 };
 
 }  // namespace rocelb

@@ -1,5 +1,6 @@
 #include "dataplane/switch_config.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -88,6 +89,12 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     }
     apply_scheduler(pc, p.scheduler ? *p.scheduler : params.qos.scheduler);
     pc.queue_limit = params.qos.queue_limit_bytes;
+    // A lossless class is bounded by PFC (XOFF + headroom per ingress port),
+    // not by tail drop: its queue may use the whole shared buffer.
+    const PfcParams& pfc = params.qos.lossless.pfc;
+    for (int c = 0; c < kNumTrafficClasses; ++c)
+      if ((pfc.enable_mask >> c) & 1)
+        pc.queue_limit[c] = std::max(pc.queue_limit[c], pfc.shared_buffer_bytes);
     sc->port_ids.push_back(p.id);
   }
 

@@ -185,11 +185,13 @@ class PipelineTest : public test::DpdkTest {
     return n;
   }
 
-  // Pops one frame from (port, tc) and frees its mbuf.
+  // Pops one frame from (port, tc) and frees its mbuf; like the transmit
+  // path, it gives a lossless frame's bytes back to its ingress port's PFC hold.
   Frame pop(uint16_t port, uint8_t tc) {
     rte_mbuf* m = dp_->tx(port).queues[tc].pop();
     EXPECT_NE(m, nullptr) << "nothing queued on port " << port << " class " << int(tc);
     if (!m) return {};
+    if (dp_->pfc() && dp_->pfc()->lossless(tc)) dp_->pfc()->release(m->port, tc, m->pkt_len);
     Frame f = bytes(m);
     rte_pktmbuf_free(m);
     return f;
@@ -969,7 +971,7 @@ FrameSpec big_frame(IpBytes dst) {
 }
 
 TEST_F(PipelineTest, TailDropCountsOnEgressPortAndQueue) {
-  start({"qos.queue_limit=3000"});
+  start({"qos.queue_limit=3000", "qos.pfc_enable=[]"});  // class 3 lossy: tail drop
   FrameSpec s = big_frame(ipv4_bytes(10, 0, 3, 2));
   ASSERT_EQ(build_frame(s).size(), 1100u);
   for (uint32_t i = 0; i < 3; ++i) {
@@ -998,7 +1000,7 @@ TEST_F(PipelineTest, TailDropCountsOnEgressPortAndQueue) {
 }
 
 TEST_F(PipelineTest, TailDropOnAnUplinkCountsOnThatUplink) {
-  start({"qos.queue_limit=3000"});
+  start({"qos.queue_limit=3000", "qos.pfc_enable=[]"});  // class 3 lossy: tail drop
   FrameSpec s = big_frame(ipv4_bytes(10, 2, 0, 2));
   for (uint32_t i = 0; i < 3; ++i) run(0, build_frame(s));
   const std::vector<Queued> occ = occupied();
@@ -1016,7 +1018,7 @@ TEST_F(PipelineTest, TailDropOnAnUplinkCountsOnThatUplink) {
 // Conservation over a mixed burst
 
 TEST_F(PipelineTest, MixedBurstConservesEveryPacket) {
-  start({"qos.queue_limit=3000"});
+  start({"qos.queue_limit=3000", "qos.pfc_enable=[]"});  // class 3 lossy: tail drop
   const IpBytes h0 = ipv4_bytes(10, 0, 0, 2);
   const IpBytes h0v6 = v6({0xfd00, 0, 0, 0, 0, 0, 0, 2});
   std::vector<Frame> burst;

@@ -123,7 +123,7 @@ TEST_F(Scheduler, DeparturesAreExactlyBackToBackAtPortSpeed) {
 }
 
 TEST_F(Scheduler, TailDropAtTheByteLimitAndWatermark) {
-  make_dataplane(test::default_params({"qos.queue_limit=5000"}));
+  make_dataplane(test::default_params({"qos.queue_limit=5000", "qos.pfc_enable=[]"}));
   EgressQueue& q = dp_->tx(5).queues[3];
   EXPECT_TRUE(q.enqueue(mbuf_of_size(2000)));
   EXPECT_TRUE(q.enqueue(mbuf_of_size(3000)));
