@@ -61,6 +61,7 @@ namespace rocelb {
   X(queue_full, "egress queue at its limit (tail drop)")                                       \
   X(no_buffer, "packet buffer pool exhausted")                                                 \
   X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)") \
+  X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")           \
   X(tx_failed, "the device did not take the frame before the port stopped")
 
 enum class DropReason : uint8_t {

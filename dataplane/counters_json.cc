@@ -42,6 +42,8 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
       jq["depth_bytes"] = eq.depth_bytes();
       jq["watermark_bytes"] = eq.watermark_bytes();
       jq["limit_bytes"] = eq.limit();
+      for (const WredCounterInfo& info : kWredCounters)
+        jq[std::string(info.name)] = qc.wred.*(info.field);
       queues.push_back(jq);
     }
     p["queues"] = queues;

@@ -1,5 +1,7 @@
 #include "dataplane/dataplane.h"
 
+#include "dataplane/ecn_mark.h"
+
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
@@ -47,7 +49,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
       t->queues[c].init(name, ring_capacity, pc.queue_limit[c]);
       t->queue_ptrs[c] = &t->queues[c];
     }
-    configure_port(*t, pc);
+    configure_port(*t, *config, id);
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
@@ -66,10 +68,21 @@ Dataplane::~Dataplane() {
   rte_free(rcu_);
 }
 
-void Dataplane::configure_port(PortTx& t, const PortConfig& pc) {
+void Dataplane::configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port) {
+  const PortConfig& pc = cfg.ports[port];
   t.scheduler.configure(pc.strict_mask, pc.quantum);
   t.shaper.configure(pc.speed_bps, shaper_burst_ps_);
-  for (int c = 0; c < kNumTrafficClasses; ++c) t.queues[c].set_limit(pc.queue_limit[c]);
+  const LosslessParams& l = cfg.params.qos.lossless;
+  const bool at_dequeue = l.ecn_mark == EcnMarkPoint::kDequeue;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    t.queues[c].set_limit(pc.queue_limit[c]);
+    t.wred_dequeue_retired[c].add(t.wred_dequeue[c].counters());
+    t.wred_dequeue[c] =
+        at_dequeue && l.wred[c].enabled
+            ? WredMarker(l.wred[c], WredMarker::seed_for(cfg.params.sw.hash_seed, port,
+                                                         static_cast<uint8_t>(c), 0xffff))
+            : WredMarker();
+  }
 }
 
 std::unique_ptr<Epoch> Dataplane::make_epoch(std::unique_ptr<SwitchConfig> cfg,
@@ -150,7 +163,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   const Epoch& e = epoch();
   if (t.applied_generation != e.generation) {  // a new config: the owner reconfigures its port
     t.applied_generation = e.generation;
-    configure_port(t, e.config->ports[port]);
+    configure_port(t, *e.config, port);
   }
   t.blocked = t.pause.paused_mask(now_ps / 1000);
   uint16_t n = 0;
@@ -177,6 +190,22 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     if (c < 0) break;
     rte_mbuf* m = t.queues[c].pop();
     t.scheduler.sent(c, t.queues[c].empty());
+    WredMarker& wm = t.wred_dequeue[c];
+    if (wm.profile().enabled && (m->packet_type & RTE_PTYPE_L3_MASK)) {
+      // DCQCN-style: the mark reflects the queue the packet leaves behind.
+      uint8_t* l3 = rte_pktmbuf_mtod(m, uint8_t*) + m->l2_len;
+      const uint8_t ver = (m->packet_type & RTE_PTYPE_L3_MASK) == RTE_PTYPE_L3_IPV4 ? 4 : 6;
+      const WredVerdict v = wm.decide(t.queues[c].depth_bytes(), m->pkt_len, ecn_of(l3, ver),
+                                      pfc_ && pfc_->lossless(static_cast<uint8_t>(c)));
+      if (v == WredVerdict::kMark) mark_ce(l3, ver);
+      if (v == WredVerdict::kDrop) {
+        if (pfc_ && pfc_->lossless(static_cast<uint8_t>(c)))
+          pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
+        ++t.wred_dequeue_drops;
+        rte_pktmbuf_free(m);
+        continue;
+      }
+    }
     if (pfc_ && pfc_->lossless(static_cast<uint8_t>(c)))  // the ingress port's hold shrinks
       pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
     start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
@@ -246,6 +275,8 @@ Snapshot Dataplane::snapshot() const {
         d.enqueued_bytes += q.enqueued_bytes;
         d.dropped_packets += q.dropped_packets;
         d.dropped_bytes += q.dropped_bytes;
+        d.wred.add(w->wred[p][c].counters());
+        d.wred.add(w->wred_retired[p][c]);
       }
     }
   }
@@ -269,6 +300,11 @@ Snapshot Dataplane::snapshot() const {
     s.port[id][PortCounter::tx_packets] += t.tx_packets;
     s.port[id][PortCounter::tx_bytes] += t.tx_bytes;
     s.port[id][PortCounter::generated_pfc_frames] += t.pfc_frames_sent;
+    s.port[id].drops[static_cast<int>(DropReason::wred_dropped)] += t.wred_dequeue_drops;
+    for (int c = 0; c < kNumTrafficClasses; ++c) {
+      s.queue[id][c].wred.add(t.wred_dequeue[c].counters());
+      s.queue[id][c].wred.add(t.wred_dequeue_retired[c]);
+    }
     for (const auto& q : t.queues) s.queued_packets += q.depth_packets();
   }
   return s;

@@ -35,6 +35,7 @@
 #include "lb/load_meter.h"
 #include "pfc/pause_receiver.h"
 #include "pfc/pfc_generator.h"
+#include "pfc/wred.h"
 
 struct rte_rcu_qsbr;
 
@@ -42,14 +43,20 @@ namespace rocelb {
 
 struct QueueCounters {
   uint64_t enqueued_packets = 0, enqueued_bytes = 0, dropped_packets = 0, dropped_bytes = 0;
+  WredCounters wred;  // ECN marks and WRED drops of this queue
 };
 struct MemberCounters {
   uint64_t packets = 0, bytes = 0;
 };
-// Counters one worker lcore writes. Only that lcore writes; readers sum.
+// What one worker lcore owns across configs: its counters and its WRED
+// markers (RNG state per queue), rebuilt from each new config's profiles.
+// Only that lcore writes; readers sum.
 struct alignas(64) WorkerState {
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
+  std::array<std::array<WredMarker, kNumTrafficClasses>, kMaxPorts> wred{};
+  std::array<std::array<WredCounters, kNumTrafficClasses>, kMaxPorts> wred_retired{};
+  uint64_t wred_generation = 0;  // the config the markers were built from
 };
 
 // One worker's load balancing under one config: per group its own engine
@@ -76,12 +83,15 @@ struct PortTx {
   Shaper shaper;
   LoadMeter load{16'000, 16384};
   std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
-  PauseReceiver pause;              // PFC received on this port: which of its classes may not send
+  PauseReceiver pause;  // PFC received on this port: which of its classes may not send
+  std::array<WredMarker, kNumTrafficClasses> wred_dequeue{};  // qos.ecn_mark: dequeue
+  std::array<WredCounters, kNumTrafficClasses> wred_dequeue_retired{};
   uint8_t blocked = 0;              // classes paused by received PFC (as of the last dequeue)
   uint64_t applied_generation = 0;  // the epoch the owner configured this port from
   bool pfc_pending = false;         // a PFC frame to send ahead of all data
   PfcFrameRequest pfc_request;
   uint64_t pfc_frames_sent = 0;
+  uint64_t wred_dequeue_drops = 0;
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -173,7 +183,7 @@ class Dataplane {
 
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
-  void configure_port(PortTx& t, const PortConfig& pc);
+  void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
 
   DecisionLog* log_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;

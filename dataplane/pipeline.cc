@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "dataplane/classify.h"
+#include "dataplane/ecn_mark.h"
 #include "dataplane/local_responder.h"
 #include "dataplane/parser.h"
 #include "dataplane/wire/byte_order.h"
@@ -116,6 +117,23 @@ inline void fill_paths(const Dataplane& dp, const GroupConfig& g, uint8_t tc, Me
   }
 }
 
+// A new config: the worker's WRED markers follow its profiles (counts kept).
+void rebuild_wred(const Dataplane& dp, unsigned worker, WorkerState& wc, const SwitchConfig& cfg,
+                  uint64_t generation) {
+  (void)dp;
+  const LosslessParams& l = cfg.params.qos.lossless;
+  for (uint16_t port : cfg.port_ids)
+    for (int c = 0; c < kNumTrafficClasses; ++c) {
+      wc.wred_retired[port][c].add(wc.wred[port][c].counters());
+      wc.wred[port][c] =
+          l.wred[c].enabled
+              ? WredMarker(l.wred[c], WredMarker::seed_for(cfg.params.sw.hash_seed, port,
+                                                           static_cast<uint8_t>(c), worker))
+              : WredMarker();
+    }
+  wc.wred_generation = generation;
+}
+
 inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail, FlowKey& k) {
   k.family = p.ip_version;
   const int alen = p.ip_version == 4 ? 4 : 16;
@@ -140,6 +158,9 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
   const SwitchConfig& cfg = *epoch.config;
   const WorkerLb& lb = epoch.workers[worker];
   WorkerState& wc = dp.worker(worker);
+  if (wc.wred_generation != epoch.generation) rebuild_wred(dp, worker, wc, cfg, epoch.generation);
+  const LosslessParams& lossless = cfg.params.qos.lossless;
+  const bool mark_at_enqueue = lossless.ecn_mark == EcnMarkPoint::kEnqueue;
   PortCounters& ic = wc.port[in_port];
   const PortConfig& iport = cfg.ports[in_port];
 
@@ -367,6 +388,19 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
     }
     std::memcpy(frame, out_mac, 6);
     std::memcpy(frame + 6, cfg.ports[out_port].mac, 6);
+    // Where the IP header is, for marking at dequeue.
+    m->l2_len = p.l3_offset;
+    m->packet_type = p.ip_version == 4 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6;
+    if (mark_at_enqueue && lossless.wred[tc].enabled) {
+      const bool is_lossless = (lossless.pfc.enable_mask >> tc) & 1;
+      const WredVerdict v = wc.wred[out_port][tc].decide(dp.tx(out_port).queues[tc].depth_bytes(),
+                                                         m->pkt_len, p.ecn, is_lossless);
+      if (v == WredVerdict::kDrop) {
+        drop(wc.port[out_port], DropReason::wred_dropped, m);
+        continue;
+      }
+      if (v == WredVerdict::kMark) mark_ce(l3, p.ip_version);
+    }
     enqueue(dp, wc, out_port, tc, m);
   }
 }

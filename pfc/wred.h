@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include "dataplane/wire/ecn.h"
 
 #include "pfc/pfc_params.h"
 
@@ -64,12 +65,6 @@ inline constexpr WredCounterInfo kWredCounters[] = {
     ROCELB_WRED_COUNTERS(ROCELB_X)
 #undef ROCELB_X
 };
-
-// The two ECN bits of the IPv4 TOS / IPv6 traffic class (RFC 3168).
-inline constexpr uint8_t kEcnNotEct = 0;
-inline constexpr uint8_t kEcnEct1 = 1;
-inline constexpr uint8_t kEcnEct0 = 2;
-inline constexpr uint8_t kEcnCe = 3;
 
 enum class WredVerdict : uint8_t {
   kPass,  // enqueue unchanged

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include "dataplane/wire/ecn.h"
 
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/checksum.h"
@@ -32,12 +33,6 @@ inline constexpr uint16_t kIpv4FragOffsetMask = 0x1fff;
 inline constexpr uint8_t kIpProtoUdp = 17;
 inline constexpr uint8_t kIpProtoTcp = 6;
 inline constexpr uint8_t kIpProtoIcmp = 1;
-
-// ECN codepoints (RFC 3168), the low two bits of the TOS / traffic class.
-inline constexpr uint8_t kEcnNotEct = 0;
-inline constexpr uint8_t kEcnEct1 = 1;
-inline constexpr uint8_t kEcnEct0 = 2;
-inline constexpr uint8_t kEcnCe = 3;
 
 // The checksum of the header_len bytes at hdr, taking the checksum field as 0.
 inline uint16_t ipv4_header_checksum(const uint8_t* hdr, uint32_t header_len) {
