@@ -62,6 +62,7 @@ namespace rocelb {
   X(no_buffer, "packet buffer pool exhausted")                                                 \
   X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)") \
   X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")           \
+  X(pfc_watchdog_drop, "lossless queue in a PFC storm with action drop: flushed or refused")   \
   X(tx_failed, "the device did not take the frame before the port stopped")
 
 enum class DropReason : uint8_t {

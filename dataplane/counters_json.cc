@@ -54,7 +54,18 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
         per.push_back(t.pause.counters(prio, now_ns).*(info.field));
       pfc[std::string(info.name)] = per;
     }
+    Json wd = Json::array();  // the PFC watchdog of each class
+    for (int c = 0; c < kNumTrafficClasses; ++c) {
+      const PfcWatchdogCounters wc = t.watchdog[c].counters();
+      Json jw;
+      jw["tc"] = c;
+      jw["state"] = watchdog_state_name(t.watchdog[c].state());
+      for (const PfcWatchdogCounterInfo& info : kPfcWatchdogCounters)
+        jw[std::string(info.name)] = wc.*(info.field);
+      wd.push_back(jw);
+    }
     p["pfc"] = pfc;
+    p["pfc_watchdog"] = wd;
     ports.push_back(p);
     rx += c[PortCounter::rx_packets];
     tx += c[PortCounter::tx_packets];

@@ -76,6 +76,7 @@ void Dataplane::configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port
   const bool at_dequeue = l.ecn_mark == EcnMarkPoint::kDequeue;
   for (int c = 0; c < kNumTrafficClasses; ++c) {
     t.queues[c].set_limit(pc.queue_limit[c]);
+    t.watchdog[c].set_params(l.watchdog);
     t.wred_dequeue_retired[c].add(t.wred_dequeue[c].counters());
     t.wred_dequeue[c] =
         at_dequeue && l.wred[c].enabled
@@ -165,7 +166,10 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     t.applied_generation = e.generation;
     configure_port(t, *e.config, port);
   }
-  t.blocked = t.pause.paused_mask(now_ps / 1000);
+  const uint64_t now_ns = now_ps / 1000;
+  if (pfc_ && e.config->params.qos.lossless.watchdog.enabled && now_ns >= t.watchdog_next_ns)
+    watchdog_poll(t, *e.config, port, now_ns);
+  t.blocked = t.pause.paused_mask(now_ns);
   uint16_t n = 0;
   if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
     if (rte_mbuf* m = rte_pktmbuf_alloc(control_pool_)) {  // ahead of all data
@@ -214,6 +218,48 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   return n;
 }
 
+// SONiC PFC watchdog semantics: a lossless queue paused for detection_time
+// while it holds packets is in a storm; `drop` flushes it, drops its new
+// arrivals and stops sending PFC for that priority; `forward` ignores the
+// pause frames; `alert` only counts. restoration_time without pause frames
+// ends the storm and undoes the action.
+void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint16_t port, uint64_t now_ns) {
+  const WatchdogParams& w = cfg.params.qos.lossless.watchdog;
+  t.watchdog_next_ns = now_ns + w.poll_interval_ns;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    const uint8_t prio = static_cast<uint8_t>(c);
+    if (!pfc_->lossless(prio)) continue;
+    PfcWatchdog& wd = t.watchdog[c];
+    const WatchdogEvent ev = wd.poll(now_ns, t.pause.paused_until_ns(c) > now_ns,
+                                     !t.queues[c].empty(), t.pause.rx_frames(c));
+    const uint8_t bit = static_cast<uint8_t>(1u << c);
+    if (ev == WatchdogEvent::kStormDetected) {
+      if (wd.action() == WatchdogAction::kDrop) {
+        uint64_t n = 0;
+        while (rte_mbuf* m = t.queues[c].pop()) {
+          pfc_->release(m->port, prio, m->pkt_len);
+          rte_pktmbuf_free(m);
+          ++n;
+        }
+        wd.count_dropped(n);
+        t.watchdog_drops += n;
+        t.storm_drop.fetch_or(bit);
+        for (uint16_t p : cfg.port_ids) pfc_->set_suppressed(p, pfc_->suppressed(p) | bit);
+      } else if (wd.action() == WatchdogAction::kForward) {
+        t.pause.set_ignored(t.pause.ignored() | bit, now_ns);
+      }
+    } else if (ev == WatchdogEvent::kStormRestored) {
+      if (wd.action() == WatchdogAction::kDrop) {
+        t.storm_drop.fetch_and(static_cast<uint8_t>(~bit));
+        for (uint16_t p : cfg.port_ids)
+          pfc_->set_suppressed(p, pfc_->suppressed(p) & static_cast<uint8_t>(~bit));
+      } else if (wd.action() == WatchdogAction::kForward) {
+        t.pause.set_ignored(t.pause.ignored() & static_cast<uint8_t>(~bit), now_ns);
+      }
+    }
+  }
+}
+
 void Dataplane::pfc_poll(uint16_t port, uint64_t now_ns) {
   if (!pfc_) return;
   PortTx& t = *tx_[port];
@@ -244,6 +290,11 @@ uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
     if (t.queues[c].empty()) continue;
     ((blocked >> c) & 1 ? waiting : sendable) = true;
   }
+  // A paused lossless queue, or one in a storm: the watchdog must look on time.
+  bool storm = false;
+  for (const auto& w : t.watchdog) storm = storm || w.in_storm();
+  if (pfc_ && config().params.qos.lossless.watchdog.enabled && (waiting || storm))
+    pfc_due = std::min(pfc_due, std::max(t.watchdog_next_ns * 1000, now_ps));
   if (sendable) return std::min(pfc_due, std::max(t.shaper.wire_free_ps(), now_ps));
   if (!waiting) return pfc_due;
   const uint64_t ns = t.pause.next_change_ns(now_ps / 1000);
@@ -301,6 +352,7 @@ Snapshot Dataplane::snapshot() const {
     s.port[id][PortCounter::tx_bytes] += t.tx_bytes;
     s.port[id][PortCounter::generated_pfc_frames] += t.pfc_frames_sent;
     s.port[id].drops[static_cast<int>(DropReason::wred_dropped)] += t.wred_dequeue_drops;
+    s.port[id].drops[static_cast<int>(DropReason::pfc_watchdog_drop)] += t.watchdog_drops;
     for (int c = 0; c < kNumTrafficClasses; ++c) {
       s.queue[id][c].wred.add(t.wred_dequeue[c].counters());
       s.queue[id][c].wred.add(t.wred_dequeue_retired[c]);

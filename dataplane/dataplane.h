@@ -35,6 +35,7 @@
 #include "lb/load_meter.h"
 #include "pfc/pause_receiver.h"
 #include "pfc/pfc_generator.h"
+#include "pfc/pfc_watchdog.h"
 #include "pfc/wred.h"
 
 struct rte_rcu_qsbr;
@@ -92,6 +93,11 @@ struct PortTx {
   PfcFrameRequest pfc_request;
   uint64_t pfc_frames_sent = 0;
   uint64_t wred_dequeue_drops = 0;
+  // PFC watchdog of each lossless class (the TX owner polls it).
+  std::array<PfcWatchdog, kNumTrafficClasses> watchdog{};
+  uint64_t watchdog_next_ns = 0;
+  uint64_t watchdog_drops = 0;
+  std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
   alignas(64) uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;
 
@@ -184,6 +190,7 @@ class Dataplane {
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
   void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
+  void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint16_t port, uint64_t now_ns);
 
   DecisionLog* log_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;

@@ -28,6 +28,10 @@ inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, r
   const uint16_t in_port = m->port;
   PfcGenerator* pfc = dp.pfc();
   const bool lossless = pfc && pfc->lossless(tc);
+  if (lossless && ((dp.tx(port).storm_drop.load(std::memory_order_relaxed) >> tc) & 1)) {
+    drop(wc.port[port], DropReason::pfc_watchdog_drop, m);  // the queue is in a PFC storm
+    return;
+  }
   if (lossless && pfc->admit(in_port, tc, len) == Admit::kDropped) {
     drop(wc.port[in_port], DropReason::lossless_dropped, m);  // headroom exhausted
     return;
@@ -209,7 +213,9 @@ void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** 
         if (p.mac_control_opcode == 0x0101) {
           ++ic[PortCounter::rx_pfc_frames];
           ++ic[PortCounter::consumed_pfc];
-          dp.tx(in_port).pause.on_pfc(p.pfc_class_enable, p.pfc_quanta, now_ns, iport.speed_bps);
+          // 802.1Qbb: a port honours PFC only for its PFC-enabled priorities.
+          dp.tx(in_port).pause.on_pfc(p.pfc_class_enable & lossless.pfc.enable_mask, p.pfc_quanta,
+                                      now_ns, iport.speed_bps);
         } else {
           ++ic[PortCounter::rx_pause_frames];
           ++ic[PortCounter::consumed_pause];

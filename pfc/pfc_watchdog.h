@@ -90,6 +90,10 @@ class PfcWatchdog {
   PfcWatchdog(const PfcWatchdog&) = delete;
   PfcWatchdog& operator=(const PfcWatchdog&) = delete;
 
+  // A new config: new times and action from the next poll on; the state
+  // (normal or storm) and the counters carry on.
+  void set_params(const WatchdogParams& params) { params_ = params; }
+
   // paused: the queue's priority is paused by received PFC at now_ns (the
   // peer's request: PauseReceiver::paused_until_ns(p) > now, ignored or
   // not); has_packets: the queue is not empty; pfc_frames_rx_total: PFC

@@ -209,6 +209,66 @@ TEST_F(Replay, ReceivedPfcPausesOnlyItsClassForTheQuantaTime) {
   EXPECT_EQ(j["totals"]["conserved"], true);
 }
 
+// A PFC storm: host 3 keeps sending XOFF for priority 3 for 5 ms while host 0
+// sends RoCE to it. With detection and restoration at 2 ms the watchdog
+// declares the storm, acts, and restores the queue once the frames stop.
+class PfcStorm : public Replay {
+ protected:
+  Json storm(const std::string& action, std::vector<Frame>* out3) {
+    std::vector<Frame> pfc;
+    const auto x = build_frame(
+        pfc_frame_spec({0x02, 0, 0, 0, 0x01, 0x03}, 1u << 3, {0, 0, 0, 0xffff, 0, 0, 0, 0}));
+    for (int i = 0; i < 50; ++i) pfc.push_back({kT0 + uint64_t(i) * 100'000, x});
+    std::vector<Frame> data;
+    for (int i = 0; i < 1000; ++i)
+      data.push_back({kT0 + 50'000 + uint64_t(i) * 10'000, roce(0, 0x0a000302, 9, 936, i)});
+    const std::string dir = "out-" + action;
+    const Json j =
+        run({{0, write_pcap("d-" + action + ".pcap", data)},
+             {3, write_pcap("p-" + action + ".pcap", pfc)}},
+            (dir_ / dir).string(),
+            {"qos.pfc_watchdog.detection_time=2ms", "qos.pfc_watchdog.restoration_time=2ms",
+             "qos.pfc_watchdog.poll_interval=100us", "qos.pfc_watchdog.action=" + action});
+    *out3 = read_pcap((dir_ / dir / "port3.pcap").string());
+    return j;
+  }
+};
+
+TEST_F(PfcStorm, DropFlushesTheQueueAndRestoresAfterTheFramesStop) {
+  std::vector<Frame> out;
+  const Json j = storm("drop", &out);
+  const Json& wd = j["ports"][3]["pfc_watchdog"][3];
+  EXPECT_EQ(wd["storms_detected"], 1);
+  EXPECT_EQ(wd["storms_restored"], 1);
+  EXPECT_EQ(wd["state"], "normal");
+  const uint64_t dropped = j["ports"][3]["drops"]["pfc_watchdog_drop"].get<uint64_t>();
+  EXPECT_GT(dropped, 0u);
+  // Nothing left during the storm; after restoration the flow resumes.
+  ASSERT_FALSE(out.empty());
+  EXPECT_GE(out.front().ts_ns, kT0 + 5'000'000);
+  EXPECT_EQ(out.size() + dropped, 1000u);
+  EXPECT_EQ(j["totals"]["conserved"], true);
+}
+
+TEST_F(PfcStorm, ForwardIgnoresThePauseFramesDuringTheStorm) {
+  std::vector<Frame> out;
+  const Json j = storm("forward", &out);
+  EXPECT_EQ(j["ports"][3]["pfc_watchdog"][3]["storms_detected"], 1);
+  EXPECT_EQ(j["ports"][3]["drops"]["pfc_watchdog_drop"], 0);
+  EXPECT_EQ(out.size(), 1000u);  // nothing lost
+  // Frames left while the storm's XOFFs were still arriving (before 5 ms).
+  EXPECT_LT(out.front().ts_ns, kT0 + 2'500'000);
+}
+
+TEST_F(PfcStorm, AlertOnlyCounts) {
+  std::vector<Frame> out;
+  const Json j = storm("alert", &out);
+  EXPECT_EQ(j["ports"][3]["pfc_watchdog"][3]["storms_detected"], 1);
+  EXPECT_EQ(j["ports"][3]["drops"]["pfc_watchdog_drop"], 0);
+  EXPECT_EQ(out.size(), 1000u);
+  EXPECT_GE(out.front().ts_ns, kT0 + 5'000'000);  // paused all along
+}
+
 TEST_F(Replay, BadInputsWriteNothing) {
   const fs::path out = dir_ / "out";
   // Not a pcap.
