@@ -168,7 +168,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   }
   const uint64_t now_ns = now_ps / 1000;
   if (pfc_ && e.config->params.qos.lossless.watchdog.enabled && now_ns >= t.watchdog_next_ns)
-    watchdog_poll(t, *e.config, port, now_ns);
+    watchdog_poll(t, *e.config, now_ns);
   t.blocked = t.pause.paused_mask(now_ns);
   uint16_t n = 0;
   if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
@@ -223,7 +223,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
 // arrivals and stops sending PFC for that priority; `forward` ignores the
 // pause frames; `alert` only counts. restoration_time without pause frames
 // ends the storm and undoes the action.
-void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint16_t port, uint64_t now_ns) {
+void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns) {
   const WatchdogParams& w = cfg.params.qos.lossless.watchdog;
   t.watchdog_next_ns = now_ns + w.poll_interval_ns;
   for (int c = 0; c < kNumTrafficClasses; ++c) {

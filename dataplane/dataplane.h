@@ -94,7 +94,7 @@ struct PortTx {
   uint64_t pfc_frames_sent = 0;
   uint64_t wred_dequeue_drops = 0;
   // PFC watchdog of each lossless class (the TX owner polls it).
-  std::array<PfcWatchdog, kNumTrafficClasses> watchdog{};
+  std::array<PfcWatchdog, kNumTrafficClasses> watchdog;
   uint64_t watchdog_next_ns = 0;
   uint64_t watchdog_drops = 0;
   std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
@@ -190,7 +190,7 @@ class Dataplane {
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
   void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
-  void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint16_t port, uint64_t now_ns);
+  void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns);
 
   DecisionLog* log_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;
