@@ -78,6 +78,9 @@ TEST_F(PfcIncast, LosslessWithPfcAndTheSendersArePaused) {
     EXPECT_GE(s.xon, 1);
     EXPECT_TRUE(s.last_is_xon) << "the pause must end once the burst drains";
     EXPECT_EQ(j["ports"][p]["generated_pfc_frames"], s.frames);
+    EXPECT_EQ(j["ports"][p]["pfc"]["pfc_tx_frames"][3], s.frames);
+    EXPECT_EQ(j["ports"][p]["pfc"]["lossless_dropped"][3], 0);
+    EXPECT_GT(j["ports"][p]["pfc"]["xoff_asserted_us"][3].get<uint64_t>(), 0u);
     EXPECT_GT(j["upstream"][p]["paused_us"][3].get<uint64_t>(), 0u);
     EXPECT_EQ(j["upstream"][p]["paused_us"][0], 0);  // only priority 3 was held
   }
