@@ -128,3 +128,38 @@ TEST_F(EcnMarking, DequeueMarkingSeesTheQueueLeftBehind) {
 
 }  // namespace
 }  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+TEST_F(EcnMarking, Ipv6TrafficClassIsRewritten) {
+  make_dataplane(
+      test::default_params({"qos.wred.3={green_min_threshold: 10KB, green_max_threshold: 20KB}"}));
+  EgressQueue& q = dp_->tx(3).queues[3];
+  while (q.depth_bytes() < 30'000) ASSERT_TRUE(q.enqueue(mbuf_of_size(1000)));
+  FrameSpec s;
+  s.payload = FramePayload::kIpv6;
+  s.dst_mac = {0x02, 0, 0, 0, 0, 0};
+  s.src_ip = ipv6_bytes({0xfd00, 0, 0, 0, 0, 0, 0, 2});
+  s.dst_ip = ipv6_bytes({0xfd00, 0, 3, 0, 0, 0, 0, 2});
+  s.dscp = 26;
+  s.ecn = kEcnEct0;
+  s.payload_len = 200;
+  auto in = build_frame(s);
+  rte_mbuf* m = mbuf(in);
+  process_burst(*dp_, 0, 0, &m, 1, 0);
+  std::vector<rte_mbuf*> all;
+  while (rte_mbuf* x = q.pop()) all.push_back(x);
+  ASSERT_FALSE(all.empty());
+  const auto out = bytes(all.back());
+  ParsedPacket pp;
+  ASSERT_EQ(parse_frame(out.data(), uint32_t(out.size()), uint32_t(out.size()), pp),
+            ParseResult::ok);
+  EXPECT_EQ(pp.ecn, kEcnCe);
+  EXPECT_EQ(pp.dscp, 26);  // the DSCP bits are untouched
+  if (dp_->pfc()) dp_->pfc()->release(0, 3, all.back()->pkt_len);
+  for (rte_mbuf* x : all) rte_pktmbuf_free(x);
+}
+
+}  // namespace
+}  // namespace rocelb
