@@ -97,7 +97,7 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
   for (int p = 4; p < 8; ++p) uplinks_used += count(p) > 0;
   EXPECT_GE(uplinks_used, 3);  // 64 QPs hash over the four uplinks
   // What left port 2 is routed: host 2's MAC, TTL 63.
-  void* obj;
+  void* obj = nullptr;
   ASSERT_EQ(rte_ring_dequeue(tx_[2], &obj), 0);
   rte_mbuf* m = static_cast<rte_mbuf*>(obj);
   ParsedPacket pp;
