@@ -12,6 +12,7 @@
 #include "dataplane/eal.h"
 #include "dataplane/live_engine.h"
 #include "dataplane/replay_engine.h"
+#include "dataplane/telemetry.h"
 
 namespace {
 
@@ -132,6 +133,10 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     eal_start(eal_args_for_live(params, eal_user));
     LiveEngine engine(SwitchConfig::build(params), LiveOptions{});
     g_engine = &engine;
+    telemetry_attach(&engine);  // /rocelb/... commands for dpdk-telemetry.py
+    struct Detach {             // before the engine goes, whatever happens
+      ~Detach() { telemetry_attach(nullptr); }
+    } detach;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     std::signal(SIGHUP, on_hangup);
@@ -191,10 +196,19 @@ int main(int argc, char** argv) {
   run->add_option("--config", config, "config file (default: the embedded default.yaml)");
   run->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
   run->add_option("--counters-out", counters_out, "write the final counters (JSON) here");
-  run->add_option("eal", eal, "EAL arguments, after --");
+  run->footer("Arguments after -- go to DPDK's EAL (e.g. -- -l 0-3 -a 0000:3b:00.0).");
+
+  // Everything after "--" belongs to EAL: split it off before CLI11 sees it.
+  int ours = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      ours = i;
+      for (int k = i + 1; k < argc; ++k) eal.push_back(argv[k]);
+      break;
+    }
 
   try {
-    app.parse(argc, argv);
+    app.parse(ours, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;

@@ -137,3 +137,49 @@ TEST(LiveCli, SighupReloadsAndRefusesABrokenFile) {
 
 }  // namespace
 }  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// DPDK telemetry: dpdk-telemetry.py reads rocelb's counters like any DPDK
+// application's while the switch runs.
+TEST(LiveCli, DpdkTelemetryShowsRocelbCounters) {
+  if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) GTEST_SKIP() << "dpdk-telemetry.py absent";
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-tel-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = "rocelbtel" + std::to_string(getpid());
+  std::string sets;
+  for (int p = 0; p < 8; ++p)
+    sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
+  const std::string start = "timeout --preserve-status -s TERM 20 " +
+                            test::bin("dataplane/rocelb-dp") + " run" + sets +
+                            " -- --file-prefix " + prefix + " >" + (dir / "out").string() + " 2>" +
+                            (dir / "err").string() + " & echo $! >" + (dir / "pid").string();
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  for (int i = 0;
+       i < 200 && test::read_file(dir / "err").find("SIGINT or SIGTERM stops") == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto query = [&](const std::string& cmd) {
+    return test::run_command("(echo '" + cmd + "' | dpdk-telemetry.py -f " + prefix + ")", dir).out;
+  };
+  const std::string ports = query("/rocelb/ports");
+  const std::string port = query("/rocelb/port,4");
+  const std::string groups = query("/rocelb/groups");
+  const std::string pfc = query("/rocelb/pfc,3");
+  std::system(("kill -TERM $(cat " + (dir / "pid").string() + ")").c_str());
+  for (int i = 0;
+       i < 200 && test::read_file(dir / "out").find("mbufs still in use") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_NE(ports.find("[0, 1, 2, 3, 4, 5, 6, 7]"), std::string::npos) << ports;
+  EXPECT_NE(port.find("\"rx_packets\": "), std::string::npos) << port;
+  EXPECT_NE(port.find("\"drops/dst_mac_not_accepted\": "), std::string::npos) << port;
+  EXPECT_NE(groups.find("\"uplinks/decisions\": "), std::string::npos) << groups;
+  EXPECT_NE(pfc.find("\"pfc_rx_frames/p3\": "), std::string::npos) << pfc;
+  EXPECT_NE(test::read_file(dir / "out").find("mbufs still in use: 0"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rocelb
