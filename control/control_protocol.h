@@ -1,0 +1,66 @@
+// The control socket's request/reply protocol, without the transport: parses
+// one request line into a ParsedRequest, formats reply lines, and turns a
+// `set` request into a "KEY.PATH=VALUE" override for load_config_text/_file
+// (control/config_loader.h), so `set` obeys exactly the rules of the file.
+//
+// Wire format: newline-delimited JSON, one object per line each way. Every
+// request has a string "verb" and may carry an "id" (string or integer) that
+// the reply echoes (null when absent). Any other key is an error.
+//   read:  {"id":1,"verb":"show","what":"groups"}
+//          what: ports|queues|pfc|ecn|groups|flowlets|counters|config
+//   write: {"id":2,"verb":"set","key":"groups.uplinks.mode","value":"drill"}
+//          value: any JSON; it becomes YAML flow text ("drill" stays a string)
+//          {"id":3,"verb":"apply","config":"<the whole YAML text>"}
+//          {"id":4,"verb":"clear","what":"counters"}
+// Replies:
+//   {"id":1,"ok":true,"result":{...}}
+//   {"id":2,"ok":false,"error":"show: unknown \"what\" \"bogus\" (known: ...)"}
+//
+// Limits: a request line (without its '\n') is at most 65536 bytes, and JSON
+// nesting at most kMaxRequestDepth levels; anything else wrong (malformed
+// JSON, not an object, unknown verb or key, wrong argument type) yields
+// ParsedRequest::error, a message meant to be sent back with reply_error.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace rocelb {
+
+inline constexpr size_t kMaxRequestBytes = 65536;
+inline constexpr int kMaxRequestDepth = 32;
+
+enum class ControlVerb { kShow, kSet, kApply, kClear };
+
+std::string_view control_verb_name(ControlVerb v);
+
+struct ParsedRequest {
+  ControlVerb verb = ControlVerb::kShow;
+  nlohmann::json id;     // echoed in the reply; null when absent or not valid
+  std::string what;      // show: ports|queues|...|config; clear: counters
+  std::string key;       // set: config key path, e.g. "groups.uplinks.mode"
+  nlohmann::json value;  // set: the new value
+  std::string config;    // apply: the whole YAML text
+  std::string error;     // non-empty when the request is refused; then nothing else counts
+
+  bool ok() const { return error.empty(); }
+  bool is_write() const { return verb != ControlVerb::kShow; }
+};
+
+ParsedRequest parse_request(std::string_view line);
+
+// One reply line each, '\n'-terminated, keys in this order:
+//   {"id":<id>,"ok":true,"result":<result>}
+//   {"id":<id>,"ok":false,"error":"<message>"}
+// Invalid UTF-8 in strings is replaced by U+FFFD, never thrown on.
+std::string reply_ok(const nlohmann::json& id, const nlohmann::json& result);
+std::string reply_error(const nlohmann::json& id, std::string_view message);
+
+// "KEY.PATH=VALUE" for a parsed `set` request, VALUE as compact JSON (valid
+// YAML flow syntax; strings stay quoted strings).
+std::string set_override(const ParsedRequest& req);
+
+}  // namespace rocelb
