@@ -34,6 +34,20 @@ const Json* find_port(const Json& c, const char* params) {
   return nullptr;
 }
 
+// Starts a dict answer and runs `fill` on the port named by params; -1 for
+// an unknown port, an empty dict when no switch runs.
+template <typename Fill>
+int per_port(const char* params, rte_tel_data* d, Fill fill) {
+  rte_tel_data_start_dict(d);
+  LiveEngine* e = g_engine.load();
+  if (!e) return 0;
+  const Json c = e->counters();
+  const Json* p = find_port(c, params);
+  if (!p) return -1;
+  fill(*p);
+  return 0;
+}
+
 int cmd_ports(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
   if (LiveEngine* e = g_engine.load()) {
@@ -44,45 +58,30 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
 }
 
 int cmd_port(const char*, const char* params, rte_tel_data* d) {
-  rte_tel_data_start_dict(d);
-  LiveEngine* e = g_engine.load();
-  if (!e) return 0;
-  const Json c = e->counters();
-  const Json* p = find_port(c, params);
-  if (!p) return -1;
-  for (const auto& [k, v] : p->items())
-    if (k != "queues" && k != "pfc" && k != "pfc_watchdog") flatten(d, k, v);
-  return 0;
+  return per_port(params, d, [d](const Json& p) {
+    for (const auto& [k, v] : p.items())
+      if (k != "queues" && k != "pfc" && k != "pfc_watchdog") flatten(d, k, v);
+  });
 }
 
 int cmd_queues(const char*, const char* params, rte_tel_data* d) {
-  rte_tel_data_start_dict(d);
-  LiveEngine* e = g_engine.load();
-  if (!e) return 0;
-  const Json c = e->counters();
-  const Json* p = find_port(c, params);
-  if (!p) return -1;
-  for (const auto& q : p->at("queues"))
-    for (const auto& [k, v] : q.items())
-      if (k != "tc") flatten(d, "tc" + std::to_string(q.at("tc").get<int>()) + "/" + k, v);
-  return 0;
+  return per_port(params, d, [d](const Json& p) {
+    for (const auto& q : p.at("queues"))
+      for (const auto& [k, v] : q.items())
+        if (k != "tc") flatten(d, "tc" + std::to_string(q.at("tc").get<int>()) + "/" + k, v);
+  });
 }
 
 int cmd_pfc(const char*, const char* params, rte_tel_data* d) {
-  rte_tel_data_start_dict(d);
-  LiveEngine* e = g_engine.load();
-  if (!e) return 0;
-  const Json c = e->counters();
-  const Json* p = find_port(c, params);
-  if (!p) return -1;
-  for (const auto& [k, per] : p->at("pfc").items())
-    for (size_t prio = 0; prio < per.size(); ++prio)
-      flatten(d, k + "/p" + std::to_string(prio), per[prio]);
-  for (const auto& w : p->at("pfc_watchdog"))
-    for (const auto& [k, v] : w.items())
-      if (k != "tc" && k != "state")
-        flatten(d, "watchdog/tc" + std::to_string(w.at("tc").get<int>()) + "/" + k, v);
-  return 0;
+  return per_port(params, d, [d](const Json& p) {
+    for (const auto& [k, per] : p.at("pfc").items())
+      for (size_t prio = 0; prio < per.size(); ++prio)
+        flatten(d, k + "/p" + std::to_string(prio), per[prio]);
+    for (const auto& w : p.at("pfc_watchdog"))
+      for (const auto& [k, v] : w.items())
+        if (k != "tc" && k != "state")
+          flatten(d, "watchdog/tc" + std::to_string(w.at("tc").get<int>()) + "/" + k, v);
+  });
 }
 
 int cmd_groups(const char*, const char*, rte_tel_data* d) {
