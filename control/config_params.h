@@ -24,7 +24,7 @@ inline constexpr int kMaxPorts = 64;
 // (highest class number first); the remaining classes share what is left by
 // DWRR in proportion to their weights.
 struct SchedulerParams {
-  std::array<bool, kNumTrafficClasses> strict{};   // qos.scheduler.strict: [6]
+  std::array<bool, kNumTrafficClasses> strict{};  // qos.scheduler.strict: [6]
   std::array<uint32_t, kNumTrafficClasses> weight{1, 1, 1, 1, 1, 1, 1, 1};  // .weights: {0: 50}
   bool operator==(const SchedulerParams&) const = default;
 };
@@ -32,13 +32,13 @@ struct SchedulerParams {
 struct PortParams {
   uint16_t id = 0;
   std::string name;
-  uint64_t speed_bps = 0;               // "100G", "25Gbps", or bits/s
+  uint64_t speed_bps = 0;  // "100G", "25Gbps", or bits/s
   MacAddr mac;
-  std::optional<IpPrefix> ipv4;         // interface address, e.g. 10.0.0.1/24
-  std::optional<IpPrefix> ipv6;         // e.g. fd00:0:0::1/64
-  std::string device;                   // DPDK device for live mode ("net_tap0,iface=x", PCI)
+  std::optional<IpPrefix> ipv4;  // interface address, e.g. 10.0.0.1/24
+  std::optional<IpPrefix> ipv6;  // e.g. fd00:0:0::1/64
+  std::string device;            // DPDK device for live mode ("net_tap0,iface=x", PCI)
   bool promiscuous = false;
-  bool admin_up = true;                 // admin_status: up|down; a down port's members are down
+  bool admin_up = true;  // admin_status: up|down; a down port's members are down
   std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
 };
 
