@@ -355,6 +355,7 @@ class Validator {
   }
 
   void parse_switch(const Node& n, SwitchParams& out) const;
+  void parse_control(const Node& n, ControlParams& out) const;
   void parse_ports(const Node& n, ConfigParams& cfg);
   PortParams parse_port(const Node& n, const std::string& path) const;
   IpPrefix get_interface_prefix(const Node& n, const std::string& path, int family) const;
@@ -409,9 +410,10 @@ ConfigParams Validator::run(const Node& root) {
   cfg.source = source_;
   // An empty document is an empty map: it then lacks "ports".
   Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
-  Fields f(*this, top, "", {"switch", "ports", "neighbors", "groups", "routes", "qos"});
+  Fields f(*this, top, "", {"switch", "control", "ports", "neighbors", "groups", "routes", "qos"});
   f.require_all({"ports"});
   if (auto n = f.get("switch")) parse_switch(*n, cfg.sw);
+  if (auto n = f.get("control")) parse_control(*n, cfg.control);
   parse_ports(f.require("ports"), cfg);
   if (auto n = f.get("neighbors")) parse_neighbors(*n, cfg);
   if (auto n = f.get("groups")) parse_groups(*n, cfg);
@@ -435,6 +437,27 @@ void Validator::parse_switch(const Node& n, SwitchParams& out) const {
                  "hash seed must be an unsigned 64-bit integer (decimal or 0x hex)");
     out.hash_seed = t.value;
   }
+}
+
+void Validator::parse_control(const Node& n, ControlParams& out) const {
+  Fields f(*this, n, "control", {"socket", "group", "max_clients", "client_timeout"});
+  if (auto v = f.get("socket")) {
+    out.socket = get_string(*v, f.at("socket"));
+    // sockaddr_un holds 108 bytes with the terminating NUL.
+    if (out.socket.empty() || out.socket.size() > 107 || out.socket[0] != '/')
+      fail_value(f.at("socket"), *v, "must be an absolute path of at most 107 bytes");
+  }
+  if (auto v = f.get("group")) {
+    out.group = get_string(*v, f.at("group"));
+    if (out.group.empty() || out.group.find_first_of(" :/\t") != std::string::npos)
+      fail_value(f.at("group"), *v, "must be a group name");
+  }
+  if (auto v = f.get("max_clients"))
+    out.max_clients =
+        static_cast<uint32_t>(get_uint(*v, f.at("max_clients"), 1, 1024, "number of clients"));
+  if (auto v = f.get("client_timeout"))
+    out.client_timeout_ns =
+        get_duration(*v, f.at("client_timeout"), 1'000'000, 3'600'000'000'000ull, "client timeout");
 }
 
 IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path, int family) const {
@@ -1225,7 +1248,7 @@ ConfigParams load_config_text(const std::string& yaml_text, const std::string& s
   }
 }
 
-ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+std::string read_config_file(const std::string& path) {
   auto cannot = [&](int err) {
     return ConfigError("cannot read config file " + quote(path) + ": " + std::strerror(err));
   };
@@ -1245,7 +1268,11 @@ ConfigParams load_config_file(const std::string& path, const std::vector<std::st
     text.append(buf, size_t(n));
   }
   ::close(fd);
-  return load_config_text(text, path, overrides);
+  return text;
+}
+
+ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_config_text(read_config_file(path), path, overrides);
 }
 
 }  // namespace rocelb

@@ -19,6 +19,8 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The file's text; throws ConfigError "cannot read config file "PATH": why".
+std::string read_config_file(const std::string& path);
 ConfigParams load_config_file(const std::string& path,
                               const std::vector<std::string>& overrides = {});
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,

@@ -93,9 +93,18 @@ struct SwitchParams {
   uint64_t hash_seed = 0;  // per-switch ECMP seed: two switches in a row don't polarize
 };
 
+// The control socket rocelb-dp run serves (docs/control-protocol.md).
+struct ControlParams {
+  std::string socket = "/run/rocelb/rocelb.sock";
+  std::string group;  // the socket's group; empty: the group of the user running the switch
+  uint32_t max_clients = 16;
+  uint64_t client_timeout_ns = 10'000'000'000;  // a request must arrive whole within this
+};
+
 struct ConfigParams {
   std::string source;  // file name, for messages
   SwitchParams sw;
+  ControlParams control;
   std::vector<PortParams> ports;  // sorted by id
   std::vector<RouteParams> routes;
   std::vector<NeighborParams> neighbors;

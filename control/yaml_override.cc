@@ -123,4 +123,13 @@ AppliedOverride apply_override(YAML::Node& root, const std::string& text) {
   return out;
 }
 
+std::string effective_config_yaml(const std::string& yaml_text,
+                                  const std::vector<std::string>& overrides) {
+  YAML::Node root = YAML::Load(yaml_text);
+  for (const auto& o : overrides) apply_override(root, o);
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace rocelb

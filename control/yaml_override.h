@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -19,5 +20,14 @@ struct AppliedOverride {
 };
 
 AppliedOverride apply_override(YAML::Node& root, const std::string& text);
+
+}  // namespace rocelb
+
+namespace rocelb {
+
+// The YAML text with the overrides applied, emitted again (comments are
+// lost; keys keep their order). Throws ConfigError like apply_override.
+std::string effective_config_yaml(const std::string& yaml_text,
+                                  const std::vector<std::string>& overrides);
 
 }  // namespace rocelb

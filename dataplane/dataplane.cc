@@ -13,6 +13,14 @@
 
 namespace rocelb {
 namespace {
+
+// Speed of each port id (0 for ids not in the config), as PfcGenerator wants.
+std::vector<uint64_t> port_speeds(const SwitchConfig& cfg) {
+  std::vector<uint64_t> speeds(kMaxPorts, 0);
+  for (uint16_t id : cfg.port_ids) speeds[id] = cfg.ports[id].speed_bps;
+  return speeds;
+}
+
 std::atomic<uint64_t> g_dataplane_seq{0};
 
 bool same_lb(const GroupConfig& a, const GroupConfig& b) {
@@ -53,12 +61,9 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
-  const PfcParams& pp = config->params.qos.lossless.pfc;
-  if (pp.enable_mask) {
-    std::vector<uint64_t> speeds(kMaxPorts, 0);
-    for (uint16_t id : config->port_ids) speeds[id] = config->ports[id].speed_bps;
-    pfc_ = std::make_unique<PfcGenerator>(pp, speeds);
-  }
+  // Always there, even with no lossless priority, so that pfc_enable can
+  // change live (apply()).
+  pfc_ = std::make_unique<PfcGenerator>(config->params.qos.lossless.pfc, port_speeds(*config));
   owned_ = make_epoch(std::move(config), nullptr);
   epoch_.store(owned_.get(), std::memory_order_release);
 }
@@ -122,10 +127,15 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
     if (next->ports[id].device != cur.ports[id].device)
       throw std::invalid_argument("ports[" + std::to_string(id) +
                                   "].device changed: restart the switch to change a device");
+  const bool pfc_changed = next->params.qos.lossless.pfc != cur.params.qos.lossless.pfc ||
+                           port_speeds(*next) != port_speeds(cur);
   std::unique_ptr<Epoch> fresh = make_epoch(std::move(next), owned_.get());
   Epoch* old = owned_.release();
   owned_ = std::move(fresh);
   epoch_.store(owned_.get(), std::memory_order_release);
+  // PFC knobs take effect at once (each an atomic the hot path reads).
+  if (pfc_changed)
+    pfc_->reconfigure(owned_->config->params.qos.lossless.pfc, port_speeds(*owned_->config));
   // Grace period: once every online worker has passed a quiescent state, no
   // one can hold the old epoch.
   rte_rcu_qsbr_synchronize(rcu_, RTE_QSBR_THRID_INVALID);
@@ -203,15 +213,13 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
                                       pfc_ && pfc_->lossless(static_cast<uint8_t>(c)));
       if (v == WredVerdict::kMark) mark_ce(l3, ver);
       if (v == WredVerdict::kDrop) {
-        if (pfc_ && pfc_->lossless(static_cast<uint8_t>(c)))
-          pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
+        pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
         ++t.wred_dequeue_drops;
         rte_pktmbuf_free(m);
         continue;
       }
     }
-    if (pfc_ && pfc_->lossless(static_cast<uint8_t>(c)))  // the ingress port's hold shrinks
-      pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
+    pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);  // the ingress port's hold shrinks
     start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
     out[n++] = m;
   }

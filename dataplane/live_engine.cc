@@ -196,10 +196,19 @@ void LiveEngine::wait() {
   if (!nworkers_on_main_) rte_eal_mp_wait_lcore();
 }
 
+uint64_t LiveEngine::now_ns() const {
+  return static_cast<uint64_t>(((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32) /
+                               1000);
+}
+
 Json LiveEngine::counters() const {
-  const uint64_t now_ns = static_cast<uint64_t>(
-      ((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32) / 1000);
-  return counters_to_json(*dp_, dp_->snapshot(), now_ns);
+  std::lock_guard lock(control_mutex_);
+  return counters_to_json(*dp_, dp_->snapshot(), now_ns());
+}
+
+void LiveEngine::apply(std::unique_ptr<SwitchConfig> next) {
+  std::lock_guard lock(control_mutex_);
+  dp_->apply(std::move(next));
 }
 
 unsigned LiveEngine::shutdown() {

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ class LiveEngine {
   bool runs_on_main() const { return nworkers_on_main_; }
 
   Json counters() const;
+  // The switch's clock (TSC) in nanoseconds.
+  uint64_t now_ns() const;
+  // Publishes a new config (Dataplane::apply) while readers on other
+  // threads (DPDK telemetry) are kept off the epoch being retired.
+  void apply(std::unique_ptr<SwitchConfig> next);
   // Stops the ports and frees every mbuf the switch still holds. Returns the
   // pool's in-use count afterwards (0 when nothing leaked).
   unsigned shutdown();
@@ -75,6 +81,9 @@ class LiveEngine {
   bool stopped_ports_ = false;
   uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
   std::atomic<bool> stop_{false};
+  // apply() against counters() from the telemetry thread; never taken by a
+  // forwarding lcore.
+  mutable std::mutex control_mutex_;
 };
 
 }  // namespace rocelb

@@ -8,7 +8,9 @@
 #include <thread>
 
 #include "control/config_loader.h"
+#include "control/control_server.h"
 #include "control/default_config.h"
+#include "dataplane/control_service.h"
 #include "dataplane/eal.h"
 #include "dataplane/live_engine.h"
 #include "dataplane/replay_engine.h"
@@ -102,23 +104,32 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   return 0;
 }
 
-// Validates the config file again and publishes it; a broken file changes
-// nothing and says why.
-void reload(LiveEngine& engine, const std::string& config, const std::vector<std::string>& sets) {
-  try {
-    engine.dataplane().apply(SwitchConfig::build(load(config, sets), &engine.dataplane().config()));
-    std::cerr << "rocelb-dp: config reloaded (generation " << engine.dataplane().epoch().generation
-              << ")\n";
-  } catch (const std::exception& e) {
-    std::cerr << "rocelb-dp: reload refused, the running config stays: " << e.what() << "\n";
+// The config as text, for the control socket's `show config` and `set`.
+RunningConfigText running_text(const std::string& path, const std::vector<std::string>& sets) {
+  RunningConfigText r;
+  r.file = path;
+  r.text = path.empty() ? std::string(embedded_default_config()) : read_config_file(path);
+  r.source = path.empty() ? std::string(kEmbeddedDefaultName) : path;
+  r.startup_sets = sets;
+  r.overrides = sets;
+  return r;
+}
+
+// The control thread: serves the socket and reloads on SIGHUP until stop.
+void control_loop(ControlServer& server, ControlService& service) {
+  while (!g_stop.load()) {
+    server.poll(50);
+    if (g_reload.exchange(false)) std::cerr << "rocelb-dp: " << service.reload_file() << "\n";
   }
 }
 
 int cmd_run(const std::string& config, const std::vector<std::string>& sets,
             const std::vector<std::string>& eal_user, const std::string& counters_out) {
   ConfigParams params;
+  RunningConfigText text;
   try {
-    params = load(config, sets);
+    text = running_text(config, sets);
+    params = load_config_text(text.text, text.source, sets);
   } catch (const ConfigError& e) {
     std::cerr << "rocelb-dp: " << e.what() << "\n";
     return kExitUsage;
@@ -132,6 +143,12 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
   try {
     eal_start(eal_args_for_live(params, eal_user));
     LiveEngine engine(SwitchConfig::build(params), LiveOptions{});
+    ControlService service(engine, std::move(text));
+    ControlServer server({params.control.socket, params.control.group, params.control.max_clients,
+                          params.control.client_timeout_ns},
+                         [&service](const ParsedRequest& r, const ControlPeer& peer) {
+                           return service.handle(r, peer);
+                         });
     g_engine = &engine;
     telemetry_attach(&engine);  // /rocelb/... commands for dpdk-telemetry.py
     struct Detach {             // before the engine goes, whatever happens
@@ -141,17 +158,24 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     std::signal(SIGTERM, on_signal);
     std::signal(SIGHUP, on_hangup);
     std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
-    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "")
-              << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
+    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; control socket "
+              << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
+    std::thread control([&] { control_loop(server, service); });
+    struct Join {  // the control thread ends before what it serves goes, whatever happens
+      std::thread& t;
+      ~Join() {
+        g_stop.store(true);
+        if (t.joinable()) t.join();
+      }
+    } join{control};
     engine.start();
     if (!engine.runs_on_main()) {
-      while (!g_stop.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (g_reload.exchange(false)) reload(engine, config, sets);
-      }
+      while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       engine.request_stop();
       engine.wait();
     }
+    g_stop.store(true);
+    control.join();
     g_engine = nullptr;
     const Json counters = engine.counters();
     std::cout << counters_table(counters);

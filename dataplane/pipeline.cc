@@ -39,7 +39,7 @@ inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, r
   if (dp.tx(port).queues[tc].enqueue(m)) {
     ++qc.enqueued_packets;
     qc.enqueued_bytes += len;
-    if (lossless) pfc->add(in_port, tc, len);
+    pfc->add(in_port, tc, len);  // every class: pfc_enable may change while it is queued
   } else {
     ++qc.dropped_packets;
     qc.dropped_bytes += len;

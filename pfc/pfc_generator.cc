@@ -17,16 +17,41 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 
 PfcGenerator::PfcGenerator(const PfcParams& params, std::span<const uint64_t> port_speed_bps,
                            uint32_t max_frame_bytes)
-    : params_(params),
-      lossless_(params.enable_mask),
+    : max_frame_bytes_(max_frame_bytes),
       num_ports_(static_cast<uint16_t>(port_speed_bps.size())),
       ports_(std::make_unique<Port[]>(port_speed_bps.size())) {
-  for (size_t i = 0; i < port_speed_bps.size(); ++i) {
-    ports_[i].headroom = params.headroom_bytes != 0
-                             ? params.headroom_bytes
-                             : headroom_for(port_speed_bps[i], params.cable_length_m,
-                                            params.response_delay_ns, max_frame_bytes);
+  set_knobs(params, port_speed_bps);
+}
+
+void PfcGenerator::set_knobs(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
+  params_ = params;
+  for (size_t i = 0; i < port_speed_bps.size() && i < num_ports_; ++i) {
+    ports_[i].headroom.store(params.headroom_bytes != 0
+                                 ? params.headroom_bytes
+                                 : headroom_for(port_speed_bps[i], params.cable_length_m,
+                                                params.response_delay_ns, max_frame_bytes_),
+                             kRelaxed);
   }
+  live_.dynamic.store(params.dynamic, kRelaxed);
+  live_.xoff.store(params.xoff_bytes, kRelaxed);
+  live_.xon.store(params.xon_bytes, kRelaxed);
+  live_.xon_offset.store(params.xon_offset_bytes, kRelaxed);
+  live_.shared.store(params.shared_buffer_bytes, kRelaxed);
+  live_.dynamic_th.store(params.dynamic_th, kRelaxed);
+  live_.pause_quanta.store(params.pause_quanta, kRelaxed);
+  lossless_.store(params.enable_mask, kRelaxed);
+}
+
+void PfcGenerator::reconfigure(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
+  set_knobs(params, port_speed_bps);
+}
+
+uint64_t PfcGenerator::total_held_bytes() const {
+  const uint8_t mask = lossless_.load(kRelaxed);
+  uint64_t total = 0;
+  for (int p = 0; p < kPfcPriorities; ++p)
+    if ((mask >> p) & 1) total += prio_held_[p].load(kRelaxed);
+  return total;
 }
 
 uint64_t PfcGenerator::headroom_for(uint64_t speed_bps, uint32_t cable_length_m,
@@ -40,27 +65,27 @@ uint64_t PfcGenerator::headroom_for(uint64_t speed_bps, uint32_t cable_length_m,
 }
 
 uint64_t PfcGenerator::xoff_for(uint64_t total) const {
-  if (!params_.dynamic) return params_.xoff_bytes;
-  const uint64_t free =
-      params_.shared_buffer_bytes > total ? params_.shared_buffer_bytes - total : 0;
-  const int th = params_.dynamic_th;
+  if (!live_.dynamic.load(kRelaxed)) return live_.xoff.load(kRelaxed);
+  const uint64_t shared = live_.shared.load(kRelaxed);
+  const uint64_t free = shared > total ? shared - total : 0;
+  const int th = live_.dynamic_th.load(kRelaxed);
   if (th < 0) return free >> std::min(-th, 63);
   const int shift = std::min(th, 63);
   return free > (UINT64_MAX >> shift) ? UINT64_MAX : free << shift;
 }
 
 uint64_t PfcGenerator::xon_for(uint64_t xoff) const {
-  if (!params_.dynamic) return params_.xon_bytes;
-  const uint64_t off = params_.xon_offset_bytes;
-  return std::max(xoff > off ? xoff - off : 0, params_.xon_bytes);
+  const uint64_t xon = live_.xon.load(kRelaxed);
+  if (!live_.dynamic.load(kRelaxed)) return xon;
+  const uint64_t off = live_.xon_offset.load(kRelaxed);
+  return std::max(xoff > off ? xoff - off : 0, xon);
 }
 
 Admit PfcGenerator::admit(uint16_t port, uint8_t prio, uint32_t bytes) {
   if (port >= num_ports_ || !lossless(prio)) return Admit::kNotLossless;
   Port& st = ports_[port];
-  const uint64_t xoff =
-      std::max(xoff_for(total_held_.load(kRelaxed)), st.xoff_latch[prio].load(kRelaxed));
-  const uint64_t limit = add_sat(xoff, st.headroom);
+  const uint64_t xoff = std::max(xoff_for(total_held_bytes()), st.xoff_latch[prio].load(kRelaxed));
+  const uint64_t limit = add_sat(xoff, st.headroom.load(kRelaxed));
   const uint64_t held = st.held[prio].load(kRelaxed);
   if (held + bytes <= limit) return Admit::kAdmitted;
   st.lossless_dropped[prio].fetch_add(1, kRelaxed);
@@ -80,20 +105,30 @@ bool PfcGenerator::poll(uint16_t port, uint64_t now_ns, uint64_t speed_bps, PfcF
   Port& st = ports_[port];
   const uint8_t suppressed = st.suppressed.load(kRelaxed);
   uint8_t asserted = st.asserted.load(kRelaxed);
-  const uint64_t xoff = xoff_for(total_held_.load(kRelaxed));
+  const uint64_t xoff = xoff_for(total_held_bytes());
   const uint64_t xon = xon_for(xoff);
-  const uint64_t pause_ns = pause_quanta_to_ns(params_.pause_quanta, speed_bps);
+  const uint16_t quanta = live_.pause_quanta.load(kRelaxed);
+  const uint8_t lossless = lossless_.load(kRelaxed);
+  const uint64_t pause_ns = pause_quanta_to_ns(quanta, speed_bps);
   // Refresh at half the pause the peer honours; with no pause time (speed
   // unknown) there is nothing to refresh.
   const uint64_t refresh_in = pause_ns / 2;
-  const uint16_t quanta = params_.pause_quanta;
 
   uint8_t enable = 0;
   uint8_t xon_sent = 0;
   PfcFrameRequest req;
   for (int p = 0; p < kPfcPriorities; ++p) {
     const uint8_t bit = static_cast<uint8_t>(1u << p);
-    if (!(lossless_ & bit)) continue;
+    if (!(lossless & bit)) {
+      if (asserted & bit) {  // made lossy while asserted: release the peer now
+        enable |= bit;
+        xon_sent |= bit;
+        req.quanta[p] = 0;
+        asserted &= static_cast<uint8_t>(~bit);
+        end_xoff(st, p, now_ns);
+      }
+      continue;
+    }
     if (suppressed & bit) {
       if (asserted & bit) {  // stop asserting, silently
         end_xoff(st, p, now_ns);
@@ -140,6 +175,8 @@ uint64_t PfcGenerator::next_poll_ns(uint16_t port, uint64_t now_ns) const {
   const Port& st = ports_[port];
   const uint8_t asserted = st.asserted.load(kRelaxed);
   const uint8_t suppressed = st.suppressed.load(kRelaxed);
+  // An XOFF asserted for a priority made lossy: its XON is due now.
+  if (asserted & ~lossless_.load(kRelaxed)) return now_ns;
   uint64_t next = UINT64_MAX;
   for (int p = 0; p < kPfcPriorities; ++p) {
     if (!(asserted & (1u << p))) continue;

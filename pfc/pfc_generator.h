@@ -4,7 +4,8 @@
 // must send to its peer. Pure C++, time passed in.
 //
 // Only priorities in PfcParams::enable_mask are lossless; the others are
-// never held, paused, refused or counted (add/release/admit ignore them).
+// never paused or refused (admit/poll ignore them), but their held bytes are
+// kept too, so that reconfigure() may change pfc_enable under traffic.
 //
 // Thresholds on held(port, p), the bytes queued anywhere that came in on
 // `port` with priority p (total = Σ held over every port and priority):
@@ -124,25 +125,35 @@ class PfcGenerator {
   static uint64_t headroom_for(uint64_t speed_bps, uint32_t cable_length_m,
                                uint64_t response_delay_ns, uint32_t max_frame_bytes);
 
+  // The knobs as last set (the thread that constructs or reconfigures).
   const PfcParams& params() const { return params_; }
   uint16_t num_ports() const { return num_ports_; }
-  bool lossless(uint8_t prio) const { return prio < kPfcPriorities && (lossless_ >> prio) & 1; }
-  uint64_t headroom_bytes(uint16_t port) const { return ports_[port].headroom; }
+  uint8_t lossless_mask() const { return lossless_.load(kRelaxed); }
+  bool lossless(uint8_t prio) const {
+    return prio < kPfcPriorities && (lossless_.load(kRelaxed) >> prio) & 1;
+  }
+  uint64_t headroom_bytes(uint16_t port) const { return ports_[port].headroom.load(kRelaxed); }
 
   // Ingress side, per packet. admit() before enqueueing a packet that came
   // in on `port` with priority `prio`; add() once it is queued; release() when
   // it leaves its egress queue (sent, flushed or dropped there).
   Admit admit(uint16_t port, uint8_t prio, uint32_t bytes);
   void add(uint16_t port, uint8_t prio, uint32_t bytes) {
-    if (port >= num_ports_ || !lossless(prio)) return;
+    if (port >= num_ports_ || prio >= kPfcPriorities) return;
     ports_[port].held[prio].fetch_add(bytes, kRelaxed);
-    total_held_.fetch_add(bytes, kRelaxed);
+    prio_held_[prio].fetch_add(bytes, kRelaxed);
   }
   void release(uint16_t port, uint8_t prio, uint32_t bytes) {
-    if (port >= num_ports_ || !lossless(prio)) return;
+    if (port >= num_ports_ || prio >= kPfcPriorities) return;
     ports_[port].held[prio].fetch_sub(bytes, kRelaxed);
-    total_held_.fetch_sub(bytes, kRelaxed);
+    prio_held_[prio].fetch_sub(bytes, kRelaxed);
   }
+
+  // New knobs while traffic flows (one control thread; the constructor's
+  // max frame size stays). Held bytes are kept for every priority, so a
+  // priority made lossless starts from what is really queued; one made lossy
+  // while asserted gets its XON at the port's next poll.
+  void reconfigure(const PfcParams& params, std::span<const uint64_t> port_speed_bps);
 
   // The port's TX owner: true when a PFC frame must go out on `port` now,
   // ahead of its data; `out` then holds the class-enable vector and times.
@@ -163,9 +174,10 @@ class PfcGenerator {
   uint64_t held_bytes(uint16_t port, uint8_t prio) const {
     return ports_[port].held[prio].load(kRelaxed);
   }
-  uint64_t total_held_bytes() const { return total_held_.load(kRelaxed); }
+  // Bytes held by the lossless priorities of every port.
+  uint64_t total_held_bytes() const;
   // The thresholds as they stand now (dynamic ones move with the total).
-  uint64_t xoff_threshold() const { return xoff_for(total_held_.load(kRelaxed)); }
+  uint64_t xoff_threshold() const { return xoff_for(total_held_bytes()); }
   uint64_t xon_threshold() const { return xon_for(xoff_threshold()); }
   uint64_t xoff_asserted_ns(uint16_t port, uint8_t prio, uint64_t now_ns) const;
   PfcTxCounters counters(uint16_t port, uint8_t prio, uint64_t now_ns) const;
@@ -187,18 +199,34 @@ class PfcGenerator {
     std::array<A64, kPfcPriorities> tx_frames{};
     std::array<A64, kPfcPriorities> tx_xon{};
     std::array<A64, kPfcPriorities> lossless_dropped{};
-    uint64_t headroom = 0;
+    A64 headroom{0};
+  };
+
+  // What the hot path reads of the knobs, each one atomic so that
+  // reconfigure() may change them under traffic (a decision taken across a
+  // change may mix old and new values once; the next one is consistent).
+  struct Live {
+    std::atomic<bool> dynamic{false};
+    A64 xoff{0}, xon{0}, xon_offset{0}, shared{0};
+    std::atomic<int8_t> dynamic_th{0};
+    std::atomic<uint16_t> pause_quanta{0};
   };
 
   uint64_t xoff_for(uint64_t total) const;
   uint64_t xon_for(uint64_t xoff) const;
   void end_xoff(Port& st, int prio, uint64_t now_ns);
 
+  void set_knobs(const PfcParams& params, std::span<const uint64_t> port_speed_bps);
+
   PfcParams params_;
-  uint8_t lossless_;
+  uint32_t max_frame_bytes_;
+  std::atomic<uint8_t> lossless_{0};
+  Live live_;
   uint16_t num_ports_;
   std::unique_ptr<Port[]> ports_;
-  alignas(64) A64 total_held_{0};
+  // Bytes held per priority over every port (all priorities, so that a
+  // change of pfc_enable finds them right).
+  alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
 };
 
 }  // namespace rocelb

@@ -160,12 +160,12 @@ TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
     if (p == 3) continue;
     EXPECT_FALSE(g.lossless(p));
     g.add(0, p, 1'000'000);
-    EXPECT_EQ(g.held_bytes(0, p), 0u);
+    EXPECT_EQ(g.held_bytes(0, p), 1'000'000u);  // held, for a later pfc_enable change
     EXPECT_EQ(g.admit(0, p, 1'000'000), Admit::kNotLossless);
   }
   EXPECT_TRUE(g.lossless(3));
   EXPECT_FALSE(g.lossless(8));
-  EXPECT_EQ(g.total_held_bytes(), 0u);
+  EXPECT_EQ(g.total_held_bytes(), 0u);  // only lossless priorities count
   EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
   for (uint8_t p = 0; p < 8; ++p) EXPECT_EQ(g.counters(0, p, 1'000), PfcTxCounters{});
   // Out-of-range ports change nothing.
@@ -390,6 +390,50 @@ TEST(PfcGenerator, CounterTable) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"pfc_tx_frames", "pfc_tx_xon_frames",
                                              "xoff_asserted_us", "lossless_dropped"}));
+}
+
+TEST(PfcGenerator, ReconfigureMakesAPriorityLosslessFromWhatIsQueued) {
+  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  g.add(0, 4, 5'000);  // lossy now, but queued
+  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+  PfcParams p = static_params(1'000, 500);
+  p.enable_mask = (1u << 3) | (1u << 4);
+  g.reconfigure(p, kTwoPorts);
+  EXPECT_TRUE(g.lossless(4));
+  EXPECT_EQ(g.total_held_bytes(), 5'000u);
+  const PfcFrameRequest r = poll(g, 0, 10);
+  EXPECT_EQ(r.class_enable, 1u << 4);  // XOFF at once: 5000 > 1000
+  EXPECT_EQ(r.quanta[4], p.pause_quanta);
+  g.release(0, 4, 5'000);  // leaves: XON, and nothing underflows
+  EXPECT_EQ(poll(g, 0, 20).quanta[4], 0);
+  EXPECT_EQ(g.held_bytes(0, 4), 0u);
+}
+
+TEST(PfcGenerator, ReconfigureToLossyWhileAssertedSendsXon) {
+  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  g.add(1, 3, 2'000);
+  ASSERT_EQ(poll(g, 1, 0).class_enable, 1u << 3);
+  ASSERT_EQ(g.asserted_mask(1), 1u << 3);
+  PfcParams p = static_params(1'000, 500);
+  p.enable_mask = 0;  // PFC off
+  g.reconfigure(p, kTwoPorts);
+  EXPECT_EQ(g.next_poll_ns(1, 50), 50u);  // due now
+  const PfcFrameRequest r = poll(g, 1, 50);
+  EXPECT_EQ(r.class_enable, 1u << 3);
+  EXPECT_EQ(r.quanta[3], 0);  // XON
+  EXPECT_EQ(g.asserted_mask(1), 0);
+  EXPECT_EQ(g.counters(1, 3, 100).xoff_asserted_us * 1000, 0u);  // 50 ns, under 1 us
+  g.release(1, 3, 2'000);
+  EXPECT_EQ(poll(g, 1, 100).class_enable, 0);
+}
+
+TEST(PfcGenerator, ReconfigureMovesThresholds) {
+  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  g.add(0, 3, 6'000);
+  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);  // under 10 KB
+  g.reconfigure(static_params(4'000, 2'000), kTwoPorts);
+  EXPECT_EQ(g.xoff_threshold(), 4'000u);
+  EXPECT_EQ(poll(g, 0, 10).class_enable, 1u << 3);  // over 4 KB now
 }
 
 }  // namespace
