@@ -71,6 +71,10 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
   try {
     if (req.verb == ControlVerb::kSet) {
       const std::string ov = set_override(req);
+      // The same key set again replaces its earlier value (the list stays short).
+      std::erase_if(next.overrides, [&](const std::string& o) {
+        return o.compare(0, req.key.size() + 1, req.key + "=") == 0;
+      });
       next.overrides.push_back(ov);
       what = "set " + ov;
     } else {

@@ -43,7 +43,8 @@ TEST(LiveCli, ForwardsOnPcapVdevsAndStopsCleanlyOnSigterm) {
   const auto counters = dir / "counters.json";
   const auto r =
       test::run_command("timeout --preserve-status -s TERM 6 " + test::bin("dataplane/rocelb-dp") +
-                            " run" + sets + " --counters-out " + counters.string(),
+                            " run" + sets + " --set control.socket=" + (dir / "sock").string() +
+                            " --counters-out " + counters.string(),
                         dir);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("mbufs still in use: 0"), std::string::npos) << r.out;
@@ -98,7 +99,7 @@ TEST(LiveCli, SighupReloadsAndRefusesABrokenFile) {
     sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
   const fs::path pidfile = dir / "pid";
   const std::string start = test::bin("dataplane/rocelb-dp") + " run --config " + cfg.string() +
-                            sets + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() +
+                            sets + " --set control.socket=" + (dir / "sock").string() + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() +
                             " & echo $! >" + pidfile.string();
   ASSERT_EQ(std::system(start.c_str()), 0);
   auto err_has = [&](const std::string& s) {
@@ -154,6 +155,7 @@ TEST(LiveCli, DpdkTelemetryShowsRocelbCounters) {
     sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
   const std::string start = "timeout --preserve-status -s TERM 20 " +
                             test::bin("dataplane/rocelb-dp") + " run" + sets +
+                            " --set control.socket=" + (dir / "sock").string() +
                             " -- --file-prefix " + prefix + " >" + (dir / "out").string() + " 2>" +
                             (dir / "err").string() + " & echo $! >" + (dir / "pid").string();
   ASSERT_EQ(std::system(start.c_str()), 0);

@@ -130,7 +130,8 @@ TEST(LiveNetns, HostsPingEachOtherAndTheGatewayOverIpv4AndIpv6) {
   const fs::path err = dir / "switch.stderr";
   const fs::path counters = dir / "counters.json";
   Background sw(test::bin("dataplane/rocelb-dp") + " run --config " +
-                test::src("configs/live-vdev.yaml") + sets + " --counters-out " +
+                test::src("configs/live-vdev.yaml") + sets +
+                " --set control.socket=" + (dir / "sock").string() + " --counters-out " +
                 counters.string() + " >" + out.string() + " 2>" + err.string() + " </dev/null");
   ASSERT_TRUE(sw.started());
 
