@@ -1,0 +1,57 @@
+// The `control` section: the socket rocelb-dp run serves, who may use it,
+// and its limits, with key-path errors like every other section.
+#include <gtest/gtest.h>
+
+#include "config_test_util.h"
+
+namespace rocelb {
+namespace {
+
+using test::Doc;
+using test::error_of;
+using test::load;
+
+std::string with_control(const std::string& control) {
+  Doc d;
+  d.sw = control;
+  return d.text();
+}
+
+TEST(ConfigControl, Defaults) {
+  const ConfigParams p = load(Doc{}.text());
+  EXPECT_EQ(p.control.socket, "/run/rocelb/rocelb.sock");
+  EXPECT_EQ(p.control.group, "");
+  EXPECT_EQ(p.control.max_clients, 16u);
+  EXPECT_EQ(p.control.client_timeout_ns, 10'000'000'000u);
+}
+
+TEST(ConfigControl, Values) {
+  const ConfigParams p = load(with_control(
+      "control: {socket: /tmp/x/s.sock, group: adm, max_clients: 4, client_timeout: 250ms}\n"));
+  EXPECT_EQ(p.control.socket, "/tmp/x/s.sock");
+  EXPECT_EQ(p.control.group, "adm");
+  EXPECT_EQ(p.control.max_clients, 4u);
+  EXPECT_EQ(p.control.client_timeout_ns, 250'000'000u);
+  // --set works as for any key (the tests and scripts rely on it).
+  EXPECT_EQ(load(Doc{}.text(), {"control.socket=/tmp/y.sock"}).control.socket, "/tmp/y.sock");
+}
+
+TEST(ConfigControl, Errors) {
+  EXPECT_EQ(error_of(with_control("control: {socket: rel/s.sock}\n")),
+            "x.yaml: control.socket: \"rel/s.sock\": must be an absolute path of at most 107 "
+            "bytes");
+  EXPECT_EQ(error_of(with_control("control: {socket: /" + std::string(120, 'a') + "}\n"))
+                .rfind("x.yaml: control.socket: ", 0),
+            0u);
+  EXPECT_EQ(error_of(with_control("control: {max_clients: 0}\n")),
+            "x.yaml: control.max_clients: 0: number of clients must be 1..1024");
+  EXPECT_EQ(error_of(with_control("control: {client_timeout: 1us}\n"))
+                .rfind("x.yaml: control.client_timeout: \"1us\": client timeout must be ", 0),
+            0u);
+  EXPECT_EQ(error_of(with_control("control: {sock: /a}\n")),
+            "x.yaml: control.sock: unknown key (known: socket, group, max_clients, "
+            "client_timeout)");
+}
+
+}  // namespace
+}  // namespace rocelb
