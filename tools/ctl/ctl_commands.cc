@@ -1,0 +1,245 @@
+#include "tools/ctl/ctl_commands.h"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "control/control_client.h"
+#include "tools/ctl/show_format.h"
+#include "tools/ctl/watch_view.h"
+
+namespace rocelb {
+namespace {
+
+using json = nlohmann::json;
+
+// What the command line asked for.
+struct CtlArgs {
+  std::string socket;
+  std::string what;  // show / clear target
+  bool json = false;
+  std::string key, value;
+  std::string file;
+  double interval_s = 1.0;
+  uint64_t count = 0;
+};
+
+// The whole file, or nullopt with errno's text in *why.
+std::optional<std::string> read_whole_file(const std::string& path, std::string* why) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    *why = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f);
+  const int saved = errno;
+  std::fclose(f);
+  if (failed) {
+    *why = std::strerror(saved);
+    return std::nullopt;
+  }
+  return text;
+}
+
+// Requests of one invocation, and how their failures map to exit codes.
+class Session {
+ public:
+  Session(const CtlContext& ctx, const std::string& socket) : ctx_(ctx), client_(socket) {}
+
+  // Connects; false (with the message printed) when the switch cannot be reached.
+  bool connect() {
+    try {
+      client_.connect();
+      return true;
+    } catch (const ControlConnectError& e) {
+      ctx_.err << "rocelbctl: cannot connect to the switch at " << e.what() << "\n";
+      return false;
+    }
+  }
+
+  // One request; the result, or nullopt with exit_code set and the error printed.
+  std::optional<json> call(const json& request) {
+    ControlReply reply;
+    try {
+      reply = client_.request(request);
+    } catch (const ControlConnectError& e) {
+      ctx_.err << "rocelbctl: lost the connection to the switch at " << e.what() << "\n";
+      exit_code = kCtlExitCannotConnect;
+      return std::nullopt;
+    }
+    if (!reply.ok) {
+      ctx_.err << "rocelbctl: " << reply.error << "\n";
+      exit_code = kCtlExitRefused;
+      return std::nullopt;
+    }
+    return std::move(reply.result);
+  }
+
+  int exit_code = kCtlExitOk;
+
+ private:
+  const CtlContext& ctx_;
+  ControlClient client_;
+};
+
+json show_request(const std::string& what) {
+  return {{"verb", "show"}, {"what", what}};
+}
+
+int unreadable_result(const CtlContext& ctx, const std::string& what, const std::exception& e) {
+  ctx.err << "rocelbctl: " << what << ": the switch's result is not as documented: " << e.what()
+          << "\n";
+  return kCtlExitRefused;
+}
+
+int cmd_show(Session& s, const CtlArgs& a, const CtlContext& ctx) {
+  const auto result = s.call(show_request(a.what));
+  if (!result) return s.exit_code;
+  if (a.json) {
+    ctx.out << result->dump(2) << "\n";
+    return kCtlExitOk;
+  }
+  try {
+    ctx.out << format_show(a.what, *result);
+  } catch (const json::exception& e) {
+    return unreadable_result(ctx, "show " + a.what, e);
+  }
+  return kCtlExitOk;
+}
+
+int cmd_set(Session& s, const CtlArgs& a, const CtlContext& ctx) {
+  const json value = parse_set_value(a.value);
+  const auto result = s.call({{"verb", "set"}, {"key", a.key}, {"value", value}});
+  if (!result) return s.exit_code;
+  ctx.out << "set " << result->value("key", a.key) << "=" << result->value("value", value).dump()
+          << ": generation " << result->value("generation", json()).dump() << "\n";
+  return kCtlExitOk;
+}
+
+int cmd_apply(Session& s, const CtlContext& ctx, const std::string& text) {
+  const auto result = s.call({{"verb", "apply"}, {"config", text}});
+  if (!result) return s.exit_code;
+  ctx.out << "applied: generation " << result->value("generation", json()).dump() << "\n";
+  return kCtlExitOk;
+}
+
+int cmd_clear(Session& s, const CtlArgs& a, const CtlContext& ctx) {
+  const auto result = s.call({{"verb", "clear"}, {"what", a.what}});
+  if (!result) return s.exit_code;
+  ctx.out << "cleared: " << a.what << " (switch time "
+          << result->value("cleared_at_ns", json()).dump() << " ns)\n";
+  return kCtlExitOk;
+}
+
+int cmd_watch(Session& s, const CtlArgs& a, const CtlContext& ctx) {
+  std::optional<WatchSample> prev;
+  for (uint64_t n = 0; a.count == 0 || n < a.count; ++n) {
+    if (n > 0) std::this_thread::sleep_for(std::chrono::duration<double>(a.interval_s));
+    WatchSample cur;
+    for (auto [what, slot] : {std::pair{"ports", &cur.ports}, std::pair{"queues", &cur.queues},
+                              std::pair{"pfc", &cur.pfc}, std::pair{"groups", &cur.groups}}) {
+      auto result = s.call(show_request(what));
+      if (!result) return s.exit_code;
+      *slot = std::move(*result);
+    }
+    std::string screen;
+    try {
+      screen = render_watch(prev ? &*prev : nullptr, cur);
+    } catch (const json::exception& e) {
+      return unreadable_result(ctx, "watch", e);
+    }
+    if (ctx.out_is_tty)
+      ctx.out << "\x1b[H\x1b[2J";
+    else if (n > 0)
+      ctx.out << "\n";
+    ctx.out << screen << std::flush;
+    prev = std::move(cur);
+  }
+  return kCtlExitOk;
+}
+
+}  // namespace
+
+json parse_set_value(const std::string& text) {
+  json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? json(text) : v;
+}
+
+int run_ctl(const std::vector<std::string>& args, const CtlContext& ctx) {
+  CLI::App app{"rocelbctl: operate a running rocelb switch through its control socket",
+               "rocelbctl"};
+  app.require_subcommand(1);
+  app.fallthrough();  // --socket may also follow the subcommand
+  CtlArgs a;
+  app.add_option("--socket", a.socket,
+                 std::string("control socket of the switch (default: $ROCELB_SOCKET, else ") +
+                     kDefaultControlSocket + ")");
+
+  std::vector<std::string> targets(std::begin(kShowTargets), std::end(kShowTargets));
+  CLI::App* show = app.add_subcommand("show", "print what the switch reports");
+  show->add_option("what", a.what, "what to show")->required()->check(CLI::IsMember(targets));
+  show->add_flag("--json", a.json, "print the result as JSON");
+
+  CLI::App* set = app.add_subcommand("set", "change one key of the running config");
+  set->add_option("key", a.key, "config key path, e.g. groups.uplinks.mode")->required();
+  set->add_option("value", a.value, "new value: JSON (100, true, [3,4]) or else a string (drill)")
+      ->required();
+
+  CLI::App* config = app.add_subcommand("config", "the whole config");
+  config->require_subcommand(1);
+  CLI::App* apply = config->add_subcommand("apply", "replace the running config with a YAML file");
+  apply->add_option("file", a.file, "config YAML")->required();
+
+  CLI::App* clear = app.add_subcommand("clear", "zero what show reports");
+  clear->add_option("what", a.what, "counters")
+      ->required()
+      ->check(CLI::IsMember(std::vector<std::string>{"counters"}));
+
+  CLI::App* watch = app.add_subcommand("watch", "refresh rates, queues, PFC and shares (top-like)");
+  watch->add_option("--interval", a.interval_s, "seconds between refreshes (default 1)")
+      ->check(CLI::Range(0.01, 86400.0));
+  watch->add_option("--count", a.count, "stop after N refreshes (default 0: never)")
+      ->check(CLI::NonNegativeNumber);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, ctx.out, ctx.err);  // --help
+    ctx.err << "rocelbctl: " << e.what() << " (rocelbctl --help for usage)\n";
+    return kCtlExitUsage;
+  }
+
+  std::string text;  // config apply: read before connecting, a bad FILE is a usage error
+  if (apply->parsed()) {
+    std::string why;
+    auto contents = read_whole_file(a.file, &why);
+    if (!contents) {
+      ctx.err << "rocelbctl: config apply " << a.file << ": " << why << "\n";
+      return kCtlExitUsage;
+    }
+    text = std::move(*contents);
+  }
+
+  const std::string socket = !a.socket.empty()         ? a.socket
+                             : !ctx.env_socket.empty() ? ctx.env_socket
+                                                       : std::string(kDefaultControlSocket);
+  Session session(ctx, socket);
+  if (!session.connect()) return kCtlExitCannotConnect;
+  if (show->parsed()) return cmd_show(session, a, ctx);
+  if (set->parsed()) return cmd_set(session, a, ctx);
+  if (apply->parsed()) return cmd_apply(session, ctx, text);
+  if (clear->parsed()) return cmd_clear(session, a, ctx);
+  return cmd_watch(session, a, ctx);
+}
+
+}  // namespace rocelb
