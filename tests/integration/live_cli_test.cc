@@ -99,7 +99,8 @@ TEST(LiveCli, SighupReloadsAndRefusesABrokenFile) {
     sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
   const fs::path pidfile = dir / "pid";
   const std::string start = test::bin("dataplane/rocelb-dp") + " run --config " + cfg.string() +
-                            sets + " --set control.socket=" + (dir / "sock").string() + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() +
+                            sets + " --set control.socket=" + (dir / "sock").string() + " >" +
+                            (dir / "out").string() + " 2>" + (dir / "err").string() +
                             " & echo $! >" + pidfile.string();
   ASSERT_EQ(std::system(start.c_str()), 0);
   auto err_has = [&](const std::string& s) {
