@@ -146,7 +146,8 @@ namespace {
 // DPDK telemetry: dpdk-telemetry.py reads rocelb's counters like any DPDK
 // application's while the switch runs.
 TEST(LiveCli, DpdkTelemetryShowsRocelbCounters) {
-  if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) GTEST_SKIP() << "dpdk-telemetry.py absent";
+  ASSERT_EQ(access("/usr/bin/dpdk-telemetry.py", X_OK), 0)
+      << "dpdk-telemetry.py (package dpdk-dev) is missing";
   const fs::path dir = fs::temp_directory_path() / ("rocelb-tel-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
