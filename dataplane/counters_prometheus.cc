@@ -92,6 +92,10 @@ std::string seconds_of_us(const Json& j) {
 
 // rocelb_<scope>_<name>[_total]; `_us` → `_seconds`.
 std::string metric(std::string_view scope, std::string_view name, bool counter) {
+  // The scope once: pfc_tx_frames in scope pfc is rocelb_pfc_tx_frames_total.
+  if (name.size() > scope.size() && name.substr(0, scope.size()) == scope &&
+      name[scope.size()] == '_')
+    name.remove_prefix(scope.size() + 1);
   std::string n(name);
   if (n.size() > 3 && n.compare(n.size() - 3, 3, "_us") == 0)
     n.replace(n.size() - 3, 3, "_seconds");
