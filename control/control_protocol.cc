@@ -94,8 +94,10 @@ std::string parse_into(std::string_view line, ParsedRequest* r) {
     });
   } catch (const TooDeep&) {
     return "request nested deeper than " + std::to_string(kMaxRequestDepth) + " levels";
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double
+    // ("[json.exception.out_of_range.406] number overflow parsing '1e999'").
+    std::string what = e.what();
     if (size_t p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
     return "malformed JSON: " + what;
   }

@@ -168,16 +168,20 @@ void ControlServer::handle_lines(Client& c) {
   if (!c.in.empty() && c.in.back() == '\r') c.in.pop_back();
   if (c.in.empty()) return;
   ++stats_.requests;
-  const ParsedRequest req = parse_request(c.in);
-  if (!req.ok()) {
-    ++stats_.bad_requests;
-    c.out += reply_error(req.id, req.error);
-    return;
-  }
+  // Nothing a client sends may end the switch: whatever throws becomes an
+  // error reply.
+  nlohmann::json id;
   try {
+    const ParsedRequest req = parse_request(c.in);
+    id = req.id;
+    if (!req.ok()) {
+      ++stats_.bad_requests;
+      c.out += reply_error(req.id, req.error);
+      return;
+    }
     c.out += handler_(req, c.peer);
   } catch (const std::exception& e) {
-    c.out += reply_error(req.id, std::string("internal error: ") + e.what());
+    c.out += reply_error(id, std::string("internal error: ") + e.what());
   }
 }
 

@@ -190,5 +190,12 @@ TEST(ControlProtocol, SetOverrideRoundTrip) {
   EXPECT_THROW(load_config_text(text, "x", {set_override(r)}), ConfigError);
 }
 
+TEST(ControlProtocol, NumberTooLargeIsMalformedNotACrash) {
+  // Found by the control fuzzer: nlohmann reports this as out_of_range.
+  EXPECT_EQ(error_of(R"({"verb":555e5555})"), "malformed JSON: number overflow parsing '555e5555'");
+  EXPECT_EQ(error_of(R"({"verb":"set","key":"a","value":1e999})"),
+            "malformed JSON: number overflow parsing '1e999'");
+}
+
 }  // namespace
 }  // namespace rocelb
