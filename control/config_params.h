@@ -93,7 +93,7 @@ struct SwitchParams {
   uint64_t hash_seed = 0;  // per-switch ECMP seed: two switches in a row don't polarize
 };
 
-// The control socket rocelb-dp run serves (docs/control-protocol.md).
+// The control socket rocelb-dp run serves (control/control-protocol.md).
 struct ControlParams {
   std::string socket = "/run/rocelb/rocelb.sock";
   std::string group;  // the socket's group; empty: the group of the user running the switch

@@ -8,7 +8,7 @@
 // the reply echoes (null when absent). Any other key is an error.
 //   read:  {"id":1,"verb":"show","what":"groups"}
 //          what: ports|queues|pfc|ecn|groups|flowlets|counters|config|metrics
-//          (each result's fields: docs/control-protocol.md)
+//          (each result's fields: control/control-protocol.md)
 //   write: {"id":2,"verb":"set","key":"groups.uplinks.mode","value":"drill"}
 //          value: any JSON; it becomes YAML flow text ("drill" stays a string)
 //          {"id":3,"verb":"apply","config":"<the whole YAML text>"}

@@ -1,4 +1,4 @@
-// The transport of the control socket (docs/control-protocol.md): a Unix
+// The transport of the control socket (control/control-protocol.md): a Unix
 // stream socket, peers checked with SO_PEERCRED, newline-delimited requests
 // handed to a handler one at a time, replies written back in order. Single
 // threaded: the owner calls poll() in its loop (rocelb-dp's main thread, never

@@ -2,7 +2,7 @@
 // keeps `rocelb-dp run` on it over the control socket: applies it at start,
 // on SIGHUP and whenever the file changes, and again after the switch
 // restarts; serves Prometheus /metrics and /healthz. See
-// control/daemon/daemon.h for the loop and docs/control-protocol.md for the
+// control/daemon/daemon.h for the loop and control/control-protocol.md for the
 // socket.
 //
 // Exit codes: 0 stopped by SIGINT/SIGTERM; 1 could not start (the initial

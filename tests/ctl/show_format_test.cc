@@ -1,5 +1,5 @@
 // The `show` formatters (tools/ctl/show_format.h) against hand-written
-// results that follow docs/control-protocol.md: tests/ctl/golden/
+// results that follow control/control-protocol.md: tests/ctl/golden/
 // show_<target>.json in, show_<target>.txt out, byte for byte; plus the
 // rules each screen must keep whatever the numbers.
 #include "tools/ctl/show_format.h"

@@ -1,6 +1,6 @@
 // rocelbctl: the operator's command line for a running rocelb switch
 // (`rocelb-dp run`): show its state, change its config, clear its counters
-// and watch it live, over the control socket (docs/control-protocol.md).
+// and watch it live, over the control socket (control/control-protocol.md).
 // The commands and exit codes are in tools/ctl/ctl_commands.h.
 #include <unistd.h>
 

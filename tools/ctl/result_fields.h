@@ -1,7 +1,7 @@
 // Typed reads of the fields of a control-socket result (nlohmann::json), for
 // rocelbctl's formatters: each throws nlohmann::json::exception when the
 // field is missing or of another type, so a result that is not as
-// docs/control-protocol.md says is reported, never printed half.
+// control/control-protocol.md says is reported, never printed half.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Turns the result of each `show` target of the control socket
-// (docs/control-protocol.md) into the text rocelbctl prints: aligned tables
+// (control/control-protocol.md) into the text rocelbctl prints: aligned tables
 // with human units ("100G", "1.50 MB", "25.00%"). One function per target;
 // each reads only the documented fields and throws nlohmann::json::exception
 // when one is missing or of the wrong type.

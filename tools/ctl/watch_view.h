@@ -1,6 +1,6 @@
 // The screen of `rocelbctl watch` (top-like), built from two successive
 // samples of `show ports`, `show queues`, `show pfc` and `show groups`
-// (docs/control-protocol.md). Rates are counter differences divided by the
+// (control/control-protocol.md). Rates are counter differences divided by the
 // time between the two results of the same target (their time_ns, the
 // switch's clock); a counter that went down (`clear counters` in between)
 // counts from zero. Without a previous sample, rates show "-".
