@@ -10,6 +10,17 @@
 
 namespace rocelb {
 
+RunningConfigText startup_config_text(const std::string& file,
+                                      const std::vector<std::string>& sets) {
+  RunningConfigText r;
+  r.file = file;
+  r.text = file.empty() ? std::string(embedded_default_config()) : read_config_file(file);
+  r.source = file.empty() ? std::string(kEmbeddedDefaultName) : file;
+  r.startup_sets = sets;
+  r.overrides = sets;
+  return r;
+}
+
 ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
     : engine_(engine), running_(std::move(running)) {}
 
@@ -105,11 +116,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
 
 std::string ControlService::reload_file() {
   try {
-    RunningConfigText next = running_;
-    next.text = running_.file.empty() ? std::string(embedded_default_config())
-                                      : read_config_file(running_.file);
-    next.source = running_.file.empty() ? std::string(kEmbeddedDefaultName) : running_.file;
-    next.overrides = running_.startup_sets;
+    RunningConfigText next = startup_config_text(running_.file, running_.startup_sets);
     const uint64_t gen = publish(load_config_text(next.text, next.source, next.overrides));
     running_ = std::move(next);
     ++stats_.writes_applied;

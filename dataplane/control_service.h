@@ -1,4 +1,4 @@
-// What `rocelb-dp run` answers on its control socket (docs/control-protocol.md):
+// What `rocelb-dp run` answers on its control socket (control/control-protocol.md):
 // `show` views, `set` of one key, `apply` of a whole config, `clear
 // counters`, and the SIGHUP reload of the config file. Writes go through the
 // config loader (the file's validation) and LiveEngine::apply (an RCU
@@ -27,6 +27,12 @@ struct RunningConfigText {
   std::vector<std::string> startup_sets;  // --set KEY.PATH=VALUE from the command line
   std::vector<std::string> overrides;     // in effect: startup_sets, then `set`s
 };
+
+// The config a switch starts from, and SIGHUP goes back to: `file` (the
+// embedded default when empty) with the command line's --sets. Throws
+// ConfigError when the file cannot be read.
+RunningConfigText startup_config_text(const std::string& file,
+                                      const std::vector<std::string>& sets);
 
 struct ControlServiceStats {
   uint64_t writes_applied = 0, writes_refused = 0;

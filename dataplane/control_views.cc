@@ -64,7 +64,7 @@ Json view_ports(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
     p["queued_bytes"] = t.depth_bytes();
     p["load_bps"] = t.load_bps.load(std::memory_order_relaxed);
     p["pfc_paused"] = priorities(t.pause.paused_mask(now_ns));
-    p["pfc_asserted"] = priorities(dp.pfc() ? dp.pfc()->asserted_mask(id) : 0);
+    p["pfc_asserted"] = priorities(dp.pfc().asserted_mask(id));
     ports.push_back(std::move(p));
   }
   Json j;
@@ -89,7 +89,7 @@ Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["port"] = id;
       q["name"] = pc.name;
       q["tc"] = tc;
-      q["lossless"] = dp.pfc() && dp.pfc()->lossless(static_cast<uint8_t>(tc));
+      q["lossless"] = dp.pfc().lossless(static_cast<uint8_t>(tc));
       q["scheduler"] = strict ? "strict" : "dwrr";
       q["weight"] = strict ? 0u : sp.weight[static_cast<size_t>(tc)];
       q["paused"] = ((paused >> tc) & 1) != 0;
@@ -114,7 +114,7 @@ Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
 Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
   const SwitchConfig& cfg = dp.config();
   const LosslessParams& l = cfg.params.qos.lossless;
-  const PfcGenerator* gen = dp.pfc();
+  const PfcGenerator& gen = dp.pfc();
   Json j;
   j["time_ns"] = now_ns;
   j["pfc_enable"] = priorities(l.pfc.enable_mask);
@@ -126,9 +126,9 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
   th["dynamic_th"] = l.pfc.dynamic_th;
   th["xon_offset_bytes"] = l.pfc.xon_offset_bytes;
   th["shared_buffer_bytes"] = l.pfc.shared_buffer_bytes;
-  th["xoff_now_bytes"] = gen ? gen->xoff_threshold() : 0;
-  th["xon_now_bytes"] = gen ? gen->xon_threshold() : 0;
-  th["total_held_bytes"] = gen ? gen->total_held_bytes() : 0;
+  th["xoff_now_bytes"] = gen.xoff_threshold();
+  th["xon_now_bytes"] = gen.xon_threshold();
+  th["total_held_bytes"] = gen.total_held_bytes();
   j["thresholds"] = std::move(th);
   Json wd;
   wd["enabled"] = l.watchdog.enabled;
@@ -143,11 +143,11 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
     const Json& pfc = c.contains("pfc") ? c["pfc"] : Json::object();
     const PortTx& t = dp.tx(id);
     const uint8_t paused = t.pause.paused_mask(now_ns);
-    const uint8_t asserted = gen ? gen->asserted_mask(id) : 0;
+    const uint8_t asserted = gen.asserted_mask(id);
     Json p;
     p["port"] = id;
     p["name"] = cfg.ports[id].name;
-    p["headroom_bytes"] = gen ? gen->headroom_bytes(id) : 0;
+    p["headroom_bytes"] = gen.headroom_bytes(id);
     Json prios = Json::array();
     for (int prio = 0; prio < kPfcPriorities; ++prio) {
       Json q;
@@ -161,7 +161,7 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["tx_xon_frames"] = at_prio(pfc, "pfc_tx_xon_frames", prio);
       q["xoff_asserted_us"] = at_prio(pfc, "xoff_asserted_us", prio);
       q["asserted"] = ((asserted >> prio) & 1) != 0;
-      q["held_bytes"] = gen ? gen->held_bytes(id, static_cast<uint8_t>(prio)) : 0;
+      q["held_bytes"] = gen.held_bytes(id, static_cast<uint8_t>(prio));
       q["lossless_dropped"] = at_prio(pfc, "lossless_dropped", prio);
       const Json& w = c.contains("pfc_watchdog") ? c["pfc_watchdog"][static_cast<size_t>(prio)]
                                                  : Json::object();

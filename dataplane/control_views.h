@@ -1,4 +1,4 @@
-// The results of the control socket's `show` targets (docs/control-protocol.md):
+// The results of the control socket's `show` targets (control/control-protocol.md):
 // each view is built from a counters JSON (counters_json.h, already minus
 // what `clear counters` took away) and the switch's live state (queue
 // depths, pause and XOFF state, flowlet tables, the config).

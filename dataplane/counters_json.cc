@@ -64,13 +64,11 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
         jw[std::string(info.name)] = wc.*(info.field);
       wd.push_back(jw);
     }
-    if (const PfcGenerator* gen = dp.pfc()) {  // PFC this port sent, per priority
-      for (const PfcTxCounterInfo& info : kPfcTxCounters) {
-        Json per = Json::array();
-        for (int prio = 0; prio < kPfcPriorities; ++prio)
-          per.push_back(gen->counters(id, static_cast<uint8_t>(prio), now_ns).*(info.field));
-        pfc[std::string(info.name)] = per;
-      }
+    for (const PfcTxCounterInfo& info : kPfcTxCounters) {  // PFC this port sent, per priority
+      Json per = Json::array();
+      for (int prio = 0; prio < kPfcPriorities; ++prio)
+        per.push_back(dp.pfc().counters(id, static_cast<uint8_t>(prio), now_ns).*(info.field));
+      pfc[std::string(info.name)] = per;
     }
     p["pfc"] = pfc;
     p["pfc_watchdog"] = wd;

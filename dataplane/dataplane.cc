@@ -61,8 +61,6 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
-  // Always there, even with no lossless priority, so that pfc_enable can
-  // change live (apply()).
   pfc_ = std::make_unique<PfcGenerator>(config->params.qos.lossless.pfc, port_speeds(*config));
   owned_ = make_epoch(std::move(config), nullptr);
   epoch_.store(owned_.get(), std::memory_order_release);
@@ -177,7 +175,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     configure_port(t, *e.config, port);
   }
   const uint64_t now_ns = now_ps / 1000;
-  if (pfc_ && e.config->params.qos.lossless.watchdog.enabled && now_ns >= t.watchdog_next_ns)
+  if (e.config->params.qos.lossless.watchdog.enabled && now_ns >= t.watchdog_next_ns)
     watchdog_poll(t, *e.config, now_ns);
   t.blocked = t.pause.paused_mask(now_ns);
   uint16_t n = 0;
@@ -210,7 +208,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
       uint8_t* l3 = rte_pktmbuf_mtod(m, uint8_t*) + m->l2_len;
       const uint8_t ver = (m->packet_type & RTE_PTYPE_L3_MASK) == RTE_PTYPE_L3_IPV4 ? 4 : 6;
       const WredVerdict v = wm.decide(t.queues[c].depth_bytes(), m->pkt_len, ecn_of(l3, ver),
-                                      pfc_ && pfc_->lossless(static_cast<uint8_t>(c)));
+                                      pfc_->lossless(static_cast<uint8_t>(c)));
       if (v == WredVerdict::kMark) mark_ce(l3, ver);
       if (v == WredVerdict::kDrop) {
         pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
@@ -269,7 +267,6 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
 }
 
 void Dataplane::pfc_poll(uint16_t port, uint64_t now_ns) {
-  if (!pfc_) return;
   PortTx& t = *tx_[port];
   PfcFrameRequest req;
   if (!pfc_->poll(port, now_ns, t.shaper.speed_bps(), req)) return;
@@ -288,7 +285,7 @@ uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
   uint64_t pfc_due = UINT64_MAX;
   if (t.pfc_pending)
     pfc_due = std::max(t.shaper.wire_free_ps(), now_ps);
-  else if (pfc_) {
+  else {
     const uint64_t ns = pfc_->next_poll_ns(port, now_ps / 1000);
     if (ns != UINT64_MAX) pfc_due = std::max(ns * 1000, now_ps);
   }
@@ -301,7 +298,7 @@ uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
   // A paused lossless queue, or one in a storm: the watchdog must look on time.
   bool storm = false;
   for (const auto& w : t.watchdog) storm = storm || w.in_storm();
-  if (pfc_ && config().params.qos.lossless.watchdog.enabled && (waiting || storm))
+  if (config().params.qos.lossless.watchdog.enabled && (waiting || storm))
     pfc_due = std::min(pfc_due, std::max(t.watchdog_next_ns * 1000, now_ps));
   if (sendable) return std::min(pfc_due, std::max(t.shaper.wire_free_ps(), now_ps));
   if (!waiting) return pfc_due;

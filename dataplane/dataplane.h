@@ -153,9 +153,10 @@ class Dataplane {
   uint16_t dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                    uint16_t max);
 
-  // PFC generation (null when no priority is lossless): per (ingress port,
-  // priority) bytes held in egress queues, XOFF/XON decisions.
-  PfcGenerator* pfc() const { return pfc_.get(); }
+  // PFC generation: per (ingress port, priority) bytes held in egress
+  // queues, XOFF/XON decisions. Always there, with or without a lossless
+  // priority, so that pfc_enable can change live.
+  PfcGenerator& pfc() const { return *pfc_; }
   // Where generated PFC frames come from (replay and live set their pool).
   void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
   // The port's transmitting thread: asks the generator whether a PFC frame

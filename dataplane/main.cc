@@ -9,7 +9,6 @@
 
 #include "control/config_loader.h"
 #include "control/control_server.h"
-#include "control/default_config.h"
 #include "dataplane/control_service.h"
 #include "dataplane/eal.h"
 #include "dataplane/live_engine.h"
@@ -36,10 +35,8 @@ void on_signal(int) {
 }
 
 ConfigParams load(const std::string& path, const std::vector<std::string>& sets) {
-  if (path.empty())
-    return load_config_text(std::string(embedded_default_config()),
-                            std::string(kEmbeddedDefaultName), sets);
-  return load_config_file(path, sets);
+  const RunningConfigText t = startup_config_text(path, sets);
+  return load_config_text(t.text, t.source, t.overrides);
 }
 
 bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
@@ -104,17 +101,6 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   return 0;
 }
 
-// The config as text, for the control socket's `show config` and `set`.
-RunningConfigText running_text(const std::string& path, const std::vector<std::string>& sets) {
-  RunningConfigText r;
-  r.file = path;
-  r.text = path.empty() ? std::string(embedded_default_config()) : read_config_file(path);
-  r.source = path.empty() ? std::string(kEmbeddedDefaultName) : path;
-  r.startup_sets = sets;
-  r.overrides = sets;
-  return r;
-}
-
 // The control thread: serves the socket and reloads on SIGHUP until stop.
 void control_loop(ControlServer& server, ControlService& service) {
   while (!g_stop.load()) {
@@ -128,7 +114,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
   ConfigParams params;
   RunningConfigText text;
   try {
-    text = running_text(config, sets);
+    text = startup_config_text(config, sets);
     params = load_config_text(text.text, text.source, sets);
   } catch (const ConfigError& e) {
     std::cerr << "rocelb-dp: " << e.what() << "\n";

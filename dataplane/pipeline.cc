@@ -26,20 +26,20 @@ inline void enqueue(Dataplane& dp, WorkerState& wc, uint16_t port, uint8_t tc, r
   QueueCounters& qc = wc.queue[port][tc];
   const uint32_t len = m->pkt_len;
   const uint16_t in_port = m->port;
-  PfcGenerator* pfc = dp.pfc();
-  const bool lossless = pfc && pfc->lossless(tc);
+  PfcGenerator& pfc = dp.pfc();
+  const bool lossless = pfc.lossless(tc);
   if (lossless && ((dp.tx(port).storm_drop.load(std::memory_order_relaxed) >> tc) & 1)) {
     drop(wc.port[port], DropReason::pfc_watchdog_drop, m);  // the queue is in a PFC storm
     return;
   }
-  if (lossless && pfc->admit(in_port, tc, len) == Admit::kDropped) {
+  if (lossless && pfc.admit(in_port, tc, len) == Admit::kDropped) {
     drop(wc.port[in_port], DropReason::lossless_dropped, m);  // headroom exhausted
     return;
   }
   if (dp.tx(port).queues[tc].enqueue(m)) {
     ++qc.enqueued_packets;
     qc.enqueued_bytes += len;
-    pfc->add(in_port, tc, len);  // every class: pfc_enable may change while it is queued
+    pfc.add(in_port, tc, len);  // every class: pfc_enable may change while it is queued
   } else {
     ++qc.dropped_packets;
     qc.dropped_bytes += len;

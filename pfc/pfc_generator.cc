@@ -20,10 +20,10 @@ PfcGenerator::PfcGenerator(const PfcParams& params, std::span<const uint64_t> po
     : max_frame_bytes_(max_frame_bytes),
       num_ports_(static_cast<uint16_t>(port_speed_bps.size())),
       ports_(std::make_unique<Port[]>(port_speed_bps.size())) {
-  set_knobs(params, port_speed_bps);
+  reconfigure(params, port_speed_bps);
 }
 
-void PfcGenerator::set_knobs(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
+void PfcGenerator::reconfigure(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
   params_ = params;
   for (size_t i = 0; i < port_speed_bps.size() && i < num_ports_; ++i) {
     ports_[i].headroom.store(params.headroom_bytes != 0
@@ -40,10 +40,6 @@ void PfcGenerator::set_knobs(const PfcParams& params, std::span<const uint64_t> 
   live_.dynamic_th.store(params.dynamic_th, kRelaxed);
   live_.pause_quanta.store(params.pause_quanta, kRelaxed);
   lossless_.store(params.enable_mask, kRelaxed);
-}
-
-void PfcGenerator::reconfigure(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
-  set_knobs(params, port_speed_bps);
 }
 
 uint64_t PfcGenerator::total_held_bytes() const {

@@ -216,8 +216,6 @@ class PfcGenerator {
   uint64_t xon_for(uint64_t xoff) const;
   void end_xoff(Port& st, int prio, uint64_t now_ns);
 
-  void set_knobs(const PfcParams& params, std::span<const uint64_t> port_speed_bps);
-
   PfcParams params_;
   uint32_t max_frame_bytes_;
   std::atomic<uint8_t> lossless_{0};

@@ -49,7 +49,7 @@ class EcnMarking : public test::DpdkTest {
       rte_mbuf* last = all.back();
       all.pop_back();
       // As the transmit path would: its bytes leave the ingress port's PFC hold.
-      dp_->pfc()->release(0, tc, last->pkt_len);
+      dp_->pfc().release(0, tc, last->pkt_len);
       const uint8_t* l3 = rte_pktmbuf_mtod(last, uint8_t*) + 14;
       EXPECT_TRUE(ipv4_checksum_ok(l3));
       marked += (l3[1] & 3) == kEcnCe;
@@ -157,7 +157,7 @@ TEST_F(EcnMarking, Ipv6TrafficClassIsRewritten) {
             ParseResult::ok);
   EXPECT_EQ(pp.ecn, kEcnCe);
   EXPECT_EQ(pp.dscp, 26);  // the DSCP bits are untouched
-  if (dp_->pfc()) dp_->pfc()->release(0, 3, all.back()->pkt_len);
+  dp_->pfc().release(0, 3, all.back()->pkt_len);
   for (rte_mbuf* x : all) rte_pktmbuf_free(x);
 }
 

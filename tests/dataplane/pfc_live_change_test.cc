@@ -60,26 +60,26 @@ TEST_F(PfcLiveChange, ClassMadeLosslessUnderTrafficPausesThenReleases) {
     process_burst(*dp_, 0, 0, &m, 1, 0);
   }
   ASSERT_EQ(dp_->tx(3).queues[0].depth_packets(), 10u);
-  EXPECT_FALSE(dp_->pfc()->lossless(0));
+  EXPECT_FALSE(dp_->pfc().lossless(0));
   // Held even while lossy: exactly what is queued.
-  EXPECT_EQ(dp_->pfc()->held_bytes(0, 0), dp_->tx(3).queues[0].depth_bytes());
-  EXPECT_GT(dp_->pfc()->held_bytes(0, 0), 9'000u);
+  EXPECT_EQ(dp_->pfc().held_bytes(0, 0), dp_->tx(3).queues[0].depth_bytes());
+  EXPECT_GT(dp_->pfc().held_bytes(0, 0), 9'000u);
   EXPECT_FALSE(pfc_out(10).has_value());  // lossy: no PFC
 
   apply({"qos.pfc.xoff=4KB", "qos.pfc.xon=2KB", "qos.pfc_enable=[0,3]"});
-  EXPECT_TRUE(dp_->pfc()->lossless(0));
+  EXPECT_TRUE(dp_->pfc().lossless(0));
   const auto xoff = pfc_out(20);
   ASSERT_TRUE(xoff.has_value());
   EXPECT_EQ(xoff->class_enable, 1u);  // priority 0, paused at once: ~10 KB > 4 KB
   EXPECT_EQ(xoff->quanta[0], 65535);
 
   drain_port3();
-  EXPECT_EQ(dp_->pfc()->held_bytes(0, 0), 0u);
+  EXPECT_EQ(dp_->pfc().held_bytes(0, 0), 0u);
   const auto xon = pfc_out(30);
   ASSERT_TRUE(xon.has_value());
   EXPECT_EQ(xon->class_enable, 1u);
   EXPECT_EQ(xon->quanta[0], 0);
-  EXPECT_EQ(dp_->pfc()->total_held_bytes(), 0u);
+  EXPECT_EQ(dp_->pfc().total_held_bytes(), 0u);
 }
 
 TEST_F(PfcLiveChange, ClassMadeLossyWhilePausedSendsXon) {
@@ -101,7 +101,7 @@ TEST_F(PfcLiveChange, ClassMadeLossyWhilePausedSendsXon) {
   EXPECT_EQ(xon->quanta[0], 0);
   EXPECT_FALSE(pfc_out(30).has_value());
   drain_port3();
-  EXPECT_EQ(dp_->pfc()->held_bytes(0, 0), 0u);
+  EXPECT_EQ(dp_->pfc().held_bytes(0, 0), 0u);
 }
 
 TEST_F(PfcLiveChange, ThresholdRaisedReleasesAtTheNextPoll) {
@@ -114,7 +114,7 @@ TEST_F(PfcLiveChange, ThresholdRaisedReleasesAtTheNextPoll) {
   }
   ASSERT_TRUE(pfc_out(10).has_value());
   apply({"qos.pfc.xoff=40KB", "qos.pfc.xon=20KB", "qos.pfc_enable=[0,3]"});
-  EXPECT_EQ(dp_->pfc()->xoff_threshold(), 40'000u);
+  EXPECT_EQ(dp_->pfc().xoff_threshold(), 40'000u);
   const auto xon = pfc_out(20);  // 10 KB is below the new XON
   ASSERT_TRUE(xon.has_value());
   EXPECT_EQ(xon->quanta[0], 0);

@@ -191,7 +191,7 @@ class PipelineTest : public test::DpdkTest {
     rte_mbuf* m = dp_->tx(port).queues[tc].pop();
     EXPECT_NE(m, nullptr) << "nothing queued on port " << port << " class " << int(tc);
     if (!m) return {};
-    dp_->pfc()->release(m->port, tc, m->pkt_len);
+    dp_->pfc().release(m->port, tc, m->pkt_len);
     Frame f = bytes(m);
     rte_pktmbuf_free(m);
     return f;
