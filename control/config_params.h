@@ -10,15 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "common/constants.h"
 #include "control/net_types.h"
 #include "lb/lb_knobs.h"
 #include "lb/lb_mode.h"
 #include "pfc/pfc_params.h"
 
 namespace rocelb {
-
-inline constexpr int kNumTrafficClasses = 8;
-inline constexpr int kMaxPorts = 64;
 
 // Egress scheduler of one port: strict-priority classes are served first
 // (highest class number first); the remaining classes share what is left by

@@ -9,11 +9,11 @@
 
 #include "control/config_loader.h"
 #include "control/control_server.h"
-#include "dataplane/control_service.h"
-#include "dataplane/eal.h"
-#include "dataplane/live_engine.h"
-#include "dataplane/replay_engine.h"
-#include "dataplane/telemetry.h"
+#include "dataplane/engines/eal.h"
+#include "dataplane/engines/live_engine.h"
+#include "dataplane/engines/replay_engine.h"
+#include "dataplane/mgmt/control_service.h"
+#include "dataplane/mgmt/telemetry.h"
 
 namespace {
 

@@ -2,6 +2,9 @@
 // caller buffer, decode with a verdict, and convert pause times between
 // quanta and nanoseconds. Pure C++, no DPDK.
 //
+// This is the one definition of MAC control frames in rocelb: the parser,
+// the packet builder and the dataplane use these constants.
+//
 // Frame layout (no FCS; padded with zeros to 60 bytes):
 //   0  destination 01:80:C2:00:00:01 (6)
 //   6  source MAC (6)
@@ -20,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/constants.h"
+
 namespace rocelb {
 
 inline constexpr std::array<uint8_t, 6> kPfcDstMac = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
@@ -30,12 +35,21 @@ inline constexpr size_t kPfcFrameLen = 60;  // encoded size of both kinds
 inline constexpr size_t kPfcUsedLen = 34;
 inline constexpr size_t kPauseUsedLen = 18;
 inline constexpr uint32_t kPauseQuantumBits = 512;
+
+// The body, from the first byte after the Ethertype (the parser reads frames
+// with VLAN tags in front, so it counts from there).
+inline constexpr uint32_t kMacControlOpcodeOffset = 0;
+inline constexpr uint32_t kPauseQuantaOffset = 2;     // PAUSE: one 16-bit time
+inline constexpr uint32_t kPfcClassEnableOffset = 2;  // PFC: 16 bits, low 8 used
+inline constexpr uint32_t kPfcQuantaOffset = 4;       // PFC: 8 x 16-bit times
+inline constexpr uint32_t kPauseBodyLen = 4;          // opcode + time
+inline constexpr uint32_t kPfcBodyLen = 20;           // opcode + vector + 8 times
 inline constexpr uint16_t kMaxPauseQuanta = 65535;
 
 struct PfcFrame {
   std::array<uint8_t, 6> src_mac{};
   uint8_t class_enable = 0;
-  std::array<uint16_t, 8> quanta{};
+  std::array<uint16_t, kPfcPriorities> quanta{};
 };
 
 struct PauseFrame {

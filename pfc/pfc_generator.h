@@ -113,7 +113,6 @@ class PfcGenerator {
   static constexpr uint32_t kDefaultMaxFrameBytes = 9216;
   static constexpr uint64_t kCableNsPerMeter = 5;
   static constexpr uint64_t kPfcFrameWireBytes = 84;  // 64-byte frame + preamble/SFD + IFG
-  static constexpr uint64_t kWireOverheadBytes = 20;
 
   // port_speed_bps[i] is port i's speed (indexes are port ids 0..n-1).
   PfcGenerator(const PfcParams& params, std::span<const uint64_t> port_speed_bps,

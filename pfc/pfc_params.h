@@ -8,9 +8,9 @@
 #include <array>
 #include <cstdint>
 
-namespace rocelb {
+#include "common/constants.h"
 
-inline constexpr int kPfcPriorities = 8;
+namespace rocelb {
 
 struct PfcParams {
   uint8_t enable_mask = 1u << 3;   // qos.pfc_enable: lossless priorities (default [3])

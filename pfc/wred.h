@@ -29,7 +29,7 @@
 
 #include <cstdint>
 #include <string_view>
-#include "dataplane/wire/ecn.h"
+#include "common/constants.h"
 
 #include "pfc/pfc_params.h"
 

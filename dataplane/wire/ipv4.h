@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include "dataplane/wire/ecn.h"
+#include "common/constants.h"
 
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/checksum.h"

@@ -8,7 +8,7 @@
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/ipv6.h"
-#include "dataplane/wire/mac_control.h"
+#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 namespace {
@@ -291,9 +291,9 @@ void build_arp(const FrameSpec& s, std::vector<uint8_t>& out) {
 
 void build_mac_control(const FrameSpec& s, std::vector<uint8_t>& out) {
   put16(out, s.mac_control_opcode);
-  if (s.mac_control_opcode == kMacControlOpPause) {
+  if (s.mac_control_opcode == kPauseOpcode) {
     put16(out, s.pause_quanta);
-  } else if (s.mac_control_opcode == kMacControlOpPfc) {
+  } else if (s.mac_control_opcode == kPfcOpcode) {
     put16(out, s.pfc_class_enable);
     for (uint16_t q : s.pfc_quanta) put16(out, q);
   }
@@ -369,9 +369,9 @@ FrameSpec pfc_frame_spec(const MacBytes& src_mac, uint8_t class_enable,
                          const std::array<uint16_t, 8>& quanta) {
   FrameSpec s;
   s.payload = FramePayload::kMacControl;
-  s.dst_mac = kMacControlDstMac;
+  s.dst_mac = kPfcDstMac;
   s.src_mac = src_mac;
-  s.mac_control_opcode = kMacControlOpPfc;
+  s.mac_control_opcode = kPfcOpcode;
   s.pfc_class_enable = class_enable;
   s.pfc_quanta = quanta;
   return s;
@@ -380,9 +380,9 @@ FrameSpec pfc_frame_spec(const MacBytes& src_mac, uint8_t class_enable,
 FrameSpec pause_frame_spec(const MacBytes& src_mac, uint16_t quanta) {
   FrameSpec s;
   s.payload = FramePayload::kMacControl;
-  s.dst_mac = kMacControlDstMac;
+  s.dst_mac = kPfcDstMac;
   s.src_mac = src_mac;
-  s.mac_control_opcode = kMacControlOpPause;
+  s.mac_control_opcode = kPauseOpcode;
   s.pause_quanta = quanta;
   return s;
 }

@@ -18,6 +18,7 @@
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/roce.h"
 #include "dataplane/wire/udp.h"
+#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 
@@ -130,7 +131,7 @@ struct FrameSpec {
   uint32_t arp_tpa = 0x0a000002;  // host order
 
   // MAC control (kMacControl). dst_mac is used as given: see pfc_frame_spec().
-  uint16_t mac_control_opcode = 0x0101;
+  uint16_t mac_control_opcode = kPfcOpcode;
   uint16_t pause_quanta = 0;     // opcode 0x0001
   uint8_t pfc_class_enable = 0;  // opcode 0x0101
   std::array<uint16_t, 8> pfc_quanta = {};

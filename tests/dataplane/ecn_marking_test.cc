@@ -5,10 +5,10 @@
 // behind.
 #include <gtest/gtest.h>
 
-#include "dataplane/parser.h"
-#include "dataplane/pipeline.h"
+#include "dataplane/forward/pipeline.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/parser.h"
 #include "test_support.h"
 
 namespace rocelb {

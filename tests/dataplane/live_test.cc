@@ -9,9 +9,9 @@
 #include <chrono>
 #include <thread>
 
-#include "dataplane/live_engine.h"
-#include "dataplane/parser.h"
+#include "dataplane/engines/live_engine.h"
 #include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/parser.h"
 #include "test_support.h"
 
 namespace rocelb {

@@ -4,7 +4,7 @@
 // expected replies do not share code with the responder: each expected
 // reply is the request's mirror image built from scratch, and every reply's
 // IPv4 header, ICMP and ICMPv6 checksums are verified again on their own.
-#include "dataplane/local_responder.h"
+#include "dataplane/forward/local_responder.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/counters.h"
-#include "dataplane/parser.h"
-#include "dataplane/pipeline.h"
+#include "dataplane/forward/counters.h"
+#include "dataplane/forward/pipeline.h"
+#include "dataplane/wire/parser.h"
 #include "tests/dataplane/test_support.h"
 
 namespace rocelb {

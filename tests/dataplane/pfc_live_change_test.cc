@@ -5,7 +5,7 @@
 // zero whichever config the packets were queued under.
 #include <gtest/gtest.h>
 
-#include "dataplane/pipeline.h"
+#include "dataplane/forward/pipeline.h"
 #include "dataplane/wire/packet_builder.h"
 #include "pfc/pfc_frame.h"
 #include "test_support.h"

@@ -7,7 +7,7 @@
 // the right port and nothing queued. Also: ECMP stickiness, ARP replies,
 // PFC/PAUSE consumption, classification, tail drop, conservation of packets
 // in a mixed burst and multi-segment frames.
-#include "dataplane/pipeline.h"
+#include "dataplane/forward/pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +20,14 @@
 #include <utility>
 #include <vector>
 
-#include "dataplane/counters.h"
-#include "dataplane/parser.h"
+#include "dataplane/forward/counters.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/ipv4.h"
-#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/parser.h"
 #include "dataplane/wire/roce.h"
+#include "pfc/pfc_frame.h"
 #include "tests/dataplane/test_support.h"
 
 namespace rocelb {
@@ -953,7 +953,7 @@ TEST_F(PipelineTest, PfcFrameToPortMacIsConsumedAndToOtherMulticastIsRefused) {
 TEST_F(PipelineTest, IpToPfcAddressIsRefused) {
   start();
   FrameSpec s = roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 0, 3, 2));
-  s.dst_mac = kMacControlDstMac;
+  s.dst_mac = kPfcDstMac;
   run(0, build_frame(s));
   expect_only_drop(0, DropReason::dst_mac_not_accepted);
 }

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "dataplane/parser.h"
-#include "dataplane/replay_engine.h"
+#include "dataplane/engines/replay_engine.h"
 #include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
 #include "test_support.h"
 

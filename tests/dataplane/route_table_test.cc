@@ -2,7 +2,7 @@
 // rte_fib / rte_fib6 RouteTable and the next-hop table): the default leaf
 // config, then a config of nested IPv4 and IPv6 prefixes where the longest
 // one must win; and the exact-match neighbor table.
-#include "dataplane/route_table.h"
+#include "dataplane/forward/route_table.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "control/config_loader.h"
-#include "dataplane/neighbor_table.h"
-#include "dataplane/switch_config.h"
+#include "dataplane/forward/neighbor_table.h"
+#include "dataplane/forward/switch_config.h"
 #include "dataplane/wire/packet_builder.h"
 #include "tests/dataplane/test_support.h"
 

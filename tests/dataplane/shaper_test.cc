@@ -1,7 +1,7 @@
 // Shaper: exact wire times and departures in virtual time; the live burst.
 #include <gtest/gtest.h>
 
-#include "dataplane/shaper.h"
+#include "dataplane/forward/shaper.h"
 
 namespace rocelb {
 namespace {

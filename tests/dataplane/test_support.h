@@ -17,9 +17,9 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/dataplane.h"
-#include "dataplane/eal.h"
-#include "dataplane/mbuf_util.h"
+#include "dataplane/engines/eal.h"
+#include "dataplane/engines/mbuf_util.h"
+#include "dataplane/forward/dataplane.h"
 
 namespace rocelb::test {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <memory>
 
-#include "dataplane/parser.h"
+#include "dataplane/wire/parser.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/parser.h"
 #include "dataplane/wire/byte_order.h"
+#include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
 #include "tools/gen/generator.h"
 #include "tools/gen/scenario.h"

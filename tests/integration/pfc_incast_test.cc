@@ -8,8 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dataplane/parser.h"
+#include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
+#include "pfc/pfc_frame.h"
 #include "run_command.h"
 
 namespace rocelb {
@@ -52,7 +53,7 @@ class PfcIncast : public ::testing::Test {
     while (r.next(rec)) {
       ParsedPacket p;
       if (parse_frame(rec.data, rec.caplen, rec.caplen, p) != ParseResult::ok) continue;
-      if (p.kind != L3Kind::kMacControl || p.mac_control_opcode != 0x0101) continue;
+      if (p.kind != L3Kind::kMacControl || p.mac_control_opcode != kPfcOpcode) continue;
       EXPECT_EQ(p.pfc_class_enable, 1u << 3) << "only priority 3 is lossless";
       ++s.frames;
       (p.pfc_quanta[3] ? s.xoff : s.xon)++;

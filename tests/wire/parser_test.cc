@@ -1,7 +1,7 @@
 // parse_frame(): fields of every protocol, truncation at every byte of
 // representative frames (whole frame cut, and first segment shorter than the
 // frame), inconsistent lengths and fragments. Frames come from packet_builder.
-#include "dataplane/parser.h"
+#include "dataplane/wire/parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,31 @@
+// The few numbers every part of rocelb agrees on: how many ports and traffic
+// classes a switch has, what a frame costs on the wire beyond its captured
+// bytes, and the ECN codepoints. lb/, pfc/, control/ and dataplane/ include
+// this header; none of them reaches into another for these.
+// Header only, pure C++, no knobs, no counters.
+#pragma once
+
+#include <cstdint>
+
+namespace rocelb {
+
+// Port ids are 0..kMaxPorts-1.
+inline constexpr int kMaxPorts = 64;
+// Traffic classes per port. rocelb maps classes and PFC priorities one to
+// one, so this is also the number of 802.1Qbb priorities.
+inline constexpr int kNumTrafficClasses = 8;
+inline constexpr int kPfcPriorities = kNumTrafficClasses;
+
+// Bytes a frame holds the wire beyond its captured length (no FCS): FCS is
+// counted in neither; 8 bytes of preamble and start delimiter plus the
+// 12-byte inter-frame gap are.
+inline constexpr uint32_t kWireOverheadBytes = 20;
+
+// ECN codepoints (RFC 3168): the two low bits of the IPv4 TOS byte and of
+// the IPv6 traffic class.
+inline constexpr uint8_t kEcnNotEct = 0;
+inline constexpr uint8_t kEcnEct1 = 1;
+inline constexpr uint8_t kEcnEct0 = 2;
+inline constexpr uint8_t kEcnCe = 3;
+
+}  // namespace rocelb

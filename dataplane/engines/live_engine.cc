@@ -1,0 +1,236 @@
+#include "dataplane/engines/live_engine.h"
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include <stdexcept>
+
+#include "dataplane/forward/pipeline.h"
+
+namespace rocelb {
+
+std::string device_name(const std::string& device) {
+  return device.substr(0, device.find(','));
+}
+
+// What one worker lcore polls and transmits.
+struct LiveEngine::Worker {
+  LiveEngine* engine = nullptr;
+  unsigned index = 0;
+  std::vector<std::pair<uint16_t, uint16_t>> rx;  // (config port, rx queue)
+  std::vector<uint16_t> tx;                       // config ports this worker transmits
+  // Frames the device did not take yet, per owned port.
+  std::array<std::array<rte_mbuf*, kMaxBurst>, kMaxPorts> pending{};
+  std::array<uint16_t, kMaxPorts> npending{};
+};
+
+namespace {
+
+uint16_t find_eth_port(const std::string& name) {
+  uint16_t id;
+  if (rte_eth_dev_get_port_by_name(name.c_str(), &id) == 0) return id;
+  RTE_ETH_FOREACH_DEV(id) {
+    rte_eth_dev_info info;
+    if (rte_eth_dev_info_get(id, &info) == 0 && info.device && name == rte_dev_name(info.device))
+      return id;
+  }
+  return RTE_MAX_ETHPORTS;
+}
+
+}  // namespace
+
+LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& opt) {
+  // Workers: every EAL worker lcore; with none, the main lcore forwards.
+  unsigned lc;
+  RTE_LCORE_FOREACH_WORKER(lc) lcores_.push_back(lc);
+  if (lcores_.empty()) {
+    nworkers_on_main_ = true;
+    lcores_.push_back(rte_get_main_lcore());
+  }
+  const unsigned nw = static_cast<unsigned>(lcores_.size());
+
+  pool_ = rte_pktmbuf_pool_create("rl_live_pool", opt.pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                  static_cast<int>(rte_socket_id()));
+  if (!pool_)
+    throw std::runtime_error("cannot create the packet pool: " +
+                             std::string(rte_strerror(rte_errno)));
+  dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
+                                    opt.shaper_burst_ns * 1000);
+  dp_->set_control_pool(pool_);
+  const SwitchConfig& cfg = dp_->config();
+
+  for (unsigned w = 0; w < nw; ++w) {
+    auto wk = std::make_unique<Worker>();
+    wk->engine = this;
+    wk->index = w;
+    workers_.push_back(std::move(wk));
+  }
+
+  unsigned owner = 0;
+  for (uint16_t id : cfg.port_ids) {
+    const PortConfig& pc = cfg.ports[id];
+    const std::string where = "port " + std::to_string(id) + " (" + pc.name + ")";
+    if (pc.device.empty())
+      throw std::runtime_error(where + ": no device: set ports[].device for live mode");
+    const std::string name = device_name(pc.device);
+    const uint16_t eth = find_eth_port(name);
+    if (eth == RTE_MAX_ETHPORTS)
+      throw std::runtime_error(where + ": device \"" + name + "\" not found by DPDK");
+    eth_of_[id] = eth;
+
+    rte_eth_dev_info info;
+    if (int rc = rte_eth_dev_info_get(eth, &info); rc != 0)
+      throw std::runtime_error(where + ": cannot query device: " + rte_strerror(-rc));
+    uint16_t nrxq = static_cast<uint16_t>(std::min<unsigned>(nw, info.max_rx_queues));
+    if (nrxq == 0) nrxq = 1;
+    rte_eth_conf conf{};
+    if (nrxq > 1) {
+      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+      conf.rx_adv_conf.rss_conf.rss_hf =
+          (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+      if (conf.rx_adv_conf.rss_conf.rss_hf == 0) {  // no RSS: one queue, one poller
+        conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
+        nrxq = 1;
+      }
+    }
+    if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+      conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+    if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+      conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+    if (int rc = rte_eth_dev_configure(eth, nrxq, 1, &conf); rc != 0)
+      throw std::runtime_error(where + ": cannot configure device \"" + name +
+                               "\": " + rte_strerror(-rc));
+    uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
+    rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
+    const int socket = rte_eth_dev_socket_id(eth) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(eth);
+    for (uint16_t q = 0; q < nrxq; ++q) {
+      rte_eth_rxconf rxc = info.default_rxconf;
+      rxc.offloads = conf.rxmode.offloads;
+      if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, pool_); rc != 0)
+        throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc));
+      workers_[q % nw]->rx.emplace_back(id, q);
+    }
+    rte_eth_txconf txc = info.default_txconf;
+    txc.offloads = conf.txmode.offloads;
+    if (int rc = rte_eth_tx_queue_setup(eth, 0, txd, socket, &txc); rc != 0)
+      throw std::runtime_error(where + ": cannot set up tx queue: " + rte_strerror(-rc));
+    nrxq_[id] = nrxq;
+    // The switch's MAC is its own; the device must hand it every frame.
+    rte_ether_addr mac;
+    std::memcpy(mac.addr_bytes, pc.mac, 6);
+    rte_eth_dev_default_mac_addr_set(eth, &mac);  // best effort: some vdevs refuse
+    if (int rc = rte_eth_dev_start(eth); rc != 0)
+      throw std::runtime_error(where + ": cannot start device \"" + name +
+                               "\": " + rte_strerror(-rc));
+    rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
+    workers_[owner++ % nw]->tx.push_back(id);
+  }
+  ps_mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000'000ull) << 32) /
+                                   rte_get_tsc_hz());
+}
+
+LiveEngine::~LiveEngine() {
+  shutdown();
+  dp_.reset();
+  rte_mempool_free(pool_);
+}
+
+int LiveEngine::worker_main(void* arg) {
+  auto* wk = static_cast<Worker*>(arg);
+  wk->engine->run_worker(wk->index);
+  return 0;
+}
+
+void LiveEngine::run_worker(unsigned w) {
+  Worker& wk = *workers_[w];
+  rte_mbuf* burst[kMaxBurst];
+  uint64_t start_ps[kMaxBurst];
+  dp_->worker_online(w);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    dp_->worker_quiescent(w);  // between bursts this lcore holds no config
+    const uint64_t now_ps =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32);
+    for (const auto& [port, q] : wk.rx) {
+      const uint16_t n = rte_eth_rx_burst(eth_of_[port], q, burst, kMaxBurst);
+      if (n) process_burst(*dp_, w, port, burst, n, now_ps / 1000);
+    }
+    for (uint16_t port : wk.tx) {
+      PortTx& t = dp_->tx(port);
+      t.sample_load(now_ps / 1000);
+      dp_->pfc_poll(port, now_ps / 1000);
+      auto& pend = wk.pending[port];
+      uint16_t& np = wk.npending[port];
+      if (np) {
+        const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
+        for (uint16_t i = 0; i < sent; ++i) t.count_tx(pend[i]->pkt_len);
+        for (uint16_t i = sent; i < np; ++i) pend[i - sent] = pend[i];
+        np = static_cast<uint16_t>(np - sent);
+        if (np) continue;
+      }
+      const uint16_t n = dp_->dequeue(port, now_ps, burst, start_ps, kMaxBurst);
+      if (!n) continue;
+      uint32_t lens[kMaxBurst];
+      for (uint16_t i = 0; i < n; ++i) lens[i] = burst[i]->pkt_len;
+      const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, burst, n);
+      for (uint16_t i = 0; i < sent; ++i) t.count_tx(lens[i]);
+      for (uint16_t i = sent; i < n; ++i) pend[np++] = burst[i];
+    }
+  }
+  dp_->worker_offline(w);
+}
+
+void LiveEngine::start() {
+  stop_.store(false);
+  if (nworkers_on_main_) {
+    run_worker(0);
+    return;
+  }
+  for (unsigned w = 0; w < workers_.size(); ++w)
+    rte_eal_remote_launch(&LiveEngine::worker_main, workers_[w].get(), lcores_[w]);
+}
+
+void LiveEngine::wait() {
+  if (!nworkers_on_main_) rte_eal_mp_wait_lcore();
+}
+
+uint64_t LiveEngine::now_ns() const {
+  return static_cast<uint64_t>(((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32) /
+                               1000);
+}
+
+Json LiveEngine::counters() const {
+  std::lock_guard lock(control_mutex_);
+  return counters_to_json(*dp_, dp_->snapshot(), now_ns());
+}
+
+void LiveEngine::apply(std::unique_ptr<SwitchConfig> next) {
+  std::lock_guard lock(control_mutex_);
+  dp_->apply(std::move(next));
+}
+
+unsigned LiveEngine::shutdown() {
+  if (!stopped_ports_) {
+    stopped_ports_ = true;
+    for (auto& wk : workers_) {
+      for (uint16_t port : wk->tx) {
+        for (uint16_t i = 0; i < wk->npending[port]; ++i) {
+          dp_->worker(wk->index).port[port].drop(DropReason::tx_failed);
+          rte_pktmbuf_free(wk->pending[port][i]);
+        }
+        wk->npending[port] = 0;
+      }
+    }
+    for (uint16_t id : dp_->config().port_ids) {
+      rte_eth_dev_stop(eth_of_[id]);
+    }
+    dp_->flush();
+    // Stopped devices may still hold mbufs in their rings until closed.
+    for (uint16_t id : dp_->config().port_ids) rte_eth_dev_close(eth_of_[id]);
+  }
+  return rte_mempool_in_use_count(pool_);
+}
+
+}  // namespace rocelb

@@ -1,0 +1,89 @@
+// Live mode: poll-mode forwarding on DPDK ports (a NIC, or af_xdp / af_packet
+// / tap / memif / pcap / null / ring vdevs).
+//
+// Every worker lcore polls its own RX queue of every port (RSS spreads flows
+// over the queues, so a flow stays on one lcore) and runs the pipeline; each
+// port is transmitted by exactly one worker (its owner), through the port's
+// scheduler and shaper, so egress queues build as on a real link of the
+// configured speed. With one lcore the main lcore forwards.
+//
+// Knobs (LiveOptions): descriptors per queue, mbufs, shaper burst.
+// Counters: all of the Dataplane's, plus tx_failed for frames a device never
+// took before stop.
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/mgmt/counters_json.h"
+
+namespace rocelb {
+
+struct LiveOptions {
+  unsigned rx_desc = 1024;
+  unsigned tx_desc = 1024;
+  unsigned pool_mbufs = 32767;
+  uint64_t shaper_burst_ns = 10'000;  // a port may send this much ahead of line rate
+  unsigned ring_capacity = 16384;     // packets per egress queue ring
+};
+
+// DPDK ethdev name of a config device string: the part before the first ','.
+std::string device_name(const std::string& device);
+
+class LiveEngine {
+ public:
+  // EAL must be up with the devices probed. Opens, configures and starts
+  // every port of the config; throws std::runtime_error naming the port and
+  // device on failure.
+  LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& opt);
+  ~LiveEngine();
+
+  // Launches the workers on the EAL worker lcores (or, with none, runs one
+  // worker on the calling thread until stop is requested) and returns once
+  // they are running / have stopped.
+  void start();
+  // Asks the workers to stop (async-signal-safe) and waits for them.
+  void request_stop() { stop_.store(true, std::memory_order_relaxed); }
+  void wait();
+  bool runs_on_main() const { return nworkers_on_main_; }
+
+  Json counters() const;
+  // The switch's clock (TSC) in nanoseconds.
+  uint64_t now_ns() const;
+  // Publishes a new config (Dataplane::apply) while readers on other
+  // threads (DPDK telemetry) are kept off the epoch being retired.
+  void apply(std::unique_ptr<SwitchConfig> next);
+  // Stops the ports and frees every mbuf the switch still holds. Returns the
+  // pool's in-use count afterwards (0 when nothing leaked).
+  unsigned shutdown();
+
+  Dataplane& dataplane() { return *dp_; }
+  rte_mempool* pool() const { return pool_; }
+
+ private:
+  struct Worker;
+  static int worker_main(void* arg);
+  void run_worker(unsigned w);
+
+  std::unique_ptr<Dataplane> dp_;
+  rte_mempool* pool_ = nullptr;
+  std::array<uint16_t, kMaxPorts> eth_of_{};  // config port id → DPDK port id
+  std::array<uint16_t, kMaxPorts> nrxq_{};
+  std::vector<unsigned> lcores_;  // lcore of each worker
+  std::vector<std::unique_ptr<Worker>> workers_;
+  bool nworkers_on_main_ = false;
+  bool stopped_ports_ = false;
+  uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
+  std::atomic<bool> stop_{false};
+  // apply() against counters() from the telemetry thread; never taken by a
+  // forwarding lcore.
+  mutable std::mutex control_mutex_;
+};
+
+}  // namespace rocelb

@@ -1,0 +1,33 @@
+#include "dataplane/engines/reorder_meter.h"
+
+#include <cstring>
+
+namespace rocelb {
+
+size_t ReorderMeter::QpKeyHash::operator()(const QpKey& k) const {
+  uint64_t h = 0xcbf29ce484222325ull ^ k.qp;
+  for (uint8_t b : k.ips) h = (h ^ b) * 0x100000001b3ull;
+  return static_cast<size_t>(h);
+}
+
+void ReorderMeter::observe(const ParsedPacket& p) {
+  if (!p.has_bth || p.is_cnp) return;  // CNPs carry no data PSN
+  ++packets_;
+  QpKey key;
+  std::memcpy(key.ips.data(), p.src_ip, 16);
+  std::memcpy(key.ips.data() + 16, p.dst_ip, 16);
+  key.qp = p.bth_dest_qp;
+  auto [it, fresh] = highest_.try_emplace(key, p.bth_psn);
+  if (fresh) return;
+  const uint32_t ahead = (p.bth_psn - it->second) & 0xffffff;
+  if (ahead == 0) return;    // same PSN again: a retransmission
+  if (ahead < (1u << 23)) {  // newer
+    it->second = p.bth_psn;
+    return;
+  }
+  const uint64_t gap = (it->second - p.bth_psn) & 0xffffff;
+  ++reordered_;
+  if (gap > max_gap_) max_gap_ = gap;
+}
+
+}  // namespace rocelb

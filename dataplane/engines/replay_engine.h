@@ -1,0 +1,76 @@
+// Replay: pcap files in, pcap files out, in virtual time.
+//
+// Each input pcap stands for the wire into one port: a frame arrives at its
+// pcap timestamp, or when the wire is free if it would overlap the frame
+// before it at that port's speed. The switch forwards with no processing
+// delay; each egress port sends at its speed, a frame holding the wire for
+// (bytes + 20) × 8 / speed. Output pcaps (nanosecond) carry each frame's
+// departure time (first bit on the egress wire) on the input clock.
+// Events are taken in time order (departures before arrivals at the same
+// instant, lower port first), so the same inputs and config give
+// byte-identical outputs on any machine.
+//
+// Knobs: the config; mbuf pool size. Counters: all of the Dataplane's, and
+// reordering per QP as the receiving NICs would see it (reorder_meter.h).
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dataplane/engines/reorder_meter.h"
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/mgmt/counters_json.h"
+
+namespace rocelb {
+
+// A user mistake found while replaying (bad pcap, unknown port): exit 2.
+class ReplayError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ReplayInput {
+  uint16_t port = 0;
+  std::string path;
+};
+
+struct ReplayStats {
+  uint64_t first_ns = 0;  // earliest input timestamp
+  uint64_t last_ns = 0;   // last departure
+  uint64_t events = 0;
+};
+
+class ReplayEngine {
+ public:
+  // Needs EAL. `pool_mbufs` bounds the packets the switch can hold at once.
+  ReplayEngine(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs);
+  ~ReplayEngine();
+
+  // Opens and checks every input (readable pcap, Ethernet link type, port in
+  // the config) before anything is written; then replays, writing
+  // <out_dir>/port<ID>.pcap for every port and <out_dir>/counters.json.
+  // Outputs are written into a private folder inside out_dir and moved into
+  // place only when the run succeeds. Throws ReplayError on bad input.
+  // With `trace`, <out_dir>/trace.jsonl gets one line per load-balancing
+  // decision (decision_log.h).
+  ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
+                  bool trace = false);
+
+  Dataplane& dataplane() { return *dp_; }
+  rte_mempool* pool() const { return pool_; }
+  Json counters() const;
+
+ private:
+  std::unique_ptr<Dataplane> dp_;
+  rte_mempool* pool_ = nullptr;
+  ReplayStats stats_;
+  ReorderMeter reorder_;
+  Json upstream_;  // what each upstream sender did: frames held, time paused per priority
+};
+
+}  // namespace rocelb

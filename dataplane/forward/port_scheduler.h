@@ -1,0 +1,100 @@
+// Chooses which traffic class a port transmits next: strict-priority classes
+// first (highest class number wins), then deficit-weighted round robin among
+// the others, byte-accurate (a class's long-run share of the bytes left by
+// strict classes equals its weight over the sum of backlogged weights).
+// Classes in `blocked` (paused by received PFC) are skipped.
+//
+// Knobs: strict mask and DWRR quantum per class (SwitchConfig PortConfig).
+// No counters of its own; the queues count.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "control/config_params.h"
+#include "dataplane/forward/egress_queue.h"
+
+namespace rocelb {
+
+class PortScheduler {
+ public:
+  void configure(uint8_t strict_mask, const std::array<uint32_t, kNumTrafficClasses>& quantum) {
+    strict_mask_ = strict_mask;
+    quantum_ = quantum;
+  }
+
+  // Returns the class to send from next and its head packet, or -1 if no
+  // unblocked class has a packet. The caller then pops that queue.
+  int pick(EgressQueue* const* queues, uint8_t blocked, rte_mbuf** head) {
+    for (int c = kNumTrafficClasses - 1; c >= 0; --c) {
+      if (!((strict_mask_ >> c) & 1) || ((blocked >> c) & 1)) continue;
+      if (rte_mbuf* m = queues[c]->peek()) {
+        *head = m;
+        return c;
+      }
+    }
+    // DWRR over the rest: visit classes in turn from where the last pick
+    // stopped; a class gets its quantum once per visit and sends while its
+    // head fits in its deficit. When a whole round sends nothing (small
+    // quanta, big frames), the rounds in which nobody could send are skipped
+    // in one step, so a pick costs O(classes) whatever the quantum.
+    for (int pass = 0; pass < 3; ++pass) {
+      for (int v = 0; v < kNumTrafficClasses; ++v) {
+        const int c = cur_;
+        const bool is_blocked = (blocked >> c) & 1;
+        rte_mbuf* m = ((strict_mask_ >> c) & 1) || is_blocked ? nullptr : queues[c]->peek();
+        if (!m) {
+          if (!is_blocked) deficit_[c] = 0;  // an idle class keeps no credit
+          advance();
+          continue;
+        }
+        if (!credited_) {
+          deficit_[c] += quantum_[c];
+          credited_ = true;
+        }
+        if (m->pkt_len <= deficit_[c]) {
+          deficit_[c] -= m->pkt_len;
+          *head = m;
+          return c;
+        }
+        advance();
+      }
+      uint64_t skip = UINT64_MAX;
+      for (int c = 0; c < kNumTrafficClasses; ++c) {
+        if (((strict_mask_ | blocked) >> c) & 1) continue;
+        rte_mbuf* m = queues[c]->peek();
+        if (!m || quantum_[c] == 0) continue;
+        const uint64_t need = m->pkt_len - deficit_[c];  // > 0: nobody could send
+        skip = std::min<uint64_t>(skip, (need + quantum_[c] - 1) / quantum_[c]);
+      }
+      if (skip == UINT64_MAX) return -1;  // nothing eligible is backlogged
+      for (int c = 0; c < kNumTrafficClasses; ++c) {
+        if (((strict_mask_ | blocked) >> c) & 1) continue;
+        if (queues[c]->peek()) deficit_[c] += (skip - 1) * quantum_[c];
+      }
+    }
+    return -1;
+  }
+
+  // Tells the scheduler its last pick was sent and the queue may now be empty.
+  void sent(int c, bool queue_now_empty) {
+    if (queue_now_empty && !((strict_mask_ >> c) & 1)) {
+      deficit_[c] = 0;
+      if (c == cur_) advance();
+    }
+  }
+
+ private:
+  void advance() {
+    cur_ = (cur_ + 1) % kNumTrafficClasses;
+    credited_ = false;
+  }
+  uint8_t strict_mask_ = 0;
+  std::array<uint32_t, kNumTrafficClasses> quantum_{};
+  std::array<uint64_t, kNumTrafficClasses> deficit_{};
+  int cur_ = 0;
+  bool credited_ = false;
+};
+
+}  // namespace rocelb

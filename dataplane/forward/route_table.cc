@@ -1,0 +1,72 @@
+#include "dataplane/forward/route_table.h"
+
+#include <rte_errno.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+#include <rte_memory.h>
+
+#include <atomic>
+#include <stdexcept>
+
+namespace rocelb {
+namespace {
+std::atomic<uint64_t> g_table_seq{0};
+
+std::string table_name(const char* kind) {
+  // rte_fib names must be unique per process; configs are rebuilt on swap.
+  return std::string(kind) + std::to_string(g_table_seq.fetch_add(1));
+}
+}  // namespace
+
+RouteTable::RouteTable(uint32_t max_v4, uint32_t max_v6) {
+  rte_fib_conf c4{};
+  c4.type = RTE_FIB_DIR24_8;
+  c4.default_nh = kNoRoute;
+  c4.max_routes = static_cast<int>(max_v4 < 16 ? 16 : max_v4);
+  c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
+  c4.dir24_8.num_tbl8 = 1024;
+  std::string n4 = table_name("rl_fib4_");
+  v4_ = rte_fib_create(n4.c_str(), SOCKET_ID_ANY, &c4);
+  if (!v4_)
+    throw std::runtime_error("cannot create IPv4 route table: " +
+                             std::string(rte_strerror(rte_errno)));
+  rte_fib6_conf c6{};
+  c6.type = RTE_FIB6_TRIE;
+  c6.default_nh = kNoRoute;
+  c6.max_routes = static_cast<int>(max_v6 < 16 ? 16 : max_v6);
+  c6.trie.nh_sz = RTE_FIB6_TRIE_4B;
+  c6.trie.num_tbl8 = 4096;
+  std::string n6 = table_name("rl_fib6_");
+  v6_ = rte_fib6_create(n6.c_str(), SOCKET_ID_ANY, &c6);
+  if (!v6_) {
+    rte_fib_free(v4_);
+    throw std::runtime_error("cannot create IPv6 route table: " +
+                             std::string(rte_strerror(rte_errno)));
+  }
+}
+
+RouteTable::~RouteTable() {
+  rte_fib_free(v4_);
+  rte_fib6_free(v6_);
+}
+
+void RouteTable::add_v4(const uint8_t* p, uint8_t len, uint32_t nh) {
+  uint32_t ip = (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+  int rc = rte_fib_add(v4_, ip, len, nh);
+  if (rc < 0) throw std::runtime_error("cannot add IPv4 route: " + std::string(rte_strerror(-rc)));
+}
+
+void RouteTable::add_v6(const uint8_t* p, uint8_t len, uint32_t nh) {
+  int rc = rte_fib6_add(v6_, p, len, nh);
+  if (rc < 0) throw std::runtime_error("cannot add IPv6 route: " + std::string(rte_strerror(-rc)));
+}
+
+void RouteTable::lookup_v4(uint32_t* ips, uint64_t* nh, int n) const {
+  rte_fib_lookup_bulk(v4_, ips, nh, n);
+}
+
+void RouteTable::lookup_v6(uint8_t (*ips)[16], uint64_t* nh, int n) const {
+  rte_fib6_lookup_bulk(v6_, ips, nh, n);
+}
+
+}  // namespace rocelb

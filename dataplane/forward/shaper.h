@@ -1,0 +1,55 @@
+// Holds a port to its configured speed. A frame of B bytes, counted as
+// captured, occupies the wire for (B + 20) × 8 / speed seconds: 8 bytes of
+// preamble and start delimiter plus the 12-byte inter-frame gap. Time is in
+// picoseconds so common speeds (1/10/25/40/50/100/200/400/800 Gb/s) give
+// exact integers.
+//
+// It is a token bucket written as a virtual clock (GCRA): `wire_free` is when
+// the wire is next free; a frame may start when wire_free ≤ now + burst. With
+// burst 0 (replay) departures are exactly back to back at line rate; live
+// mode allows a small burst so the NIC gets bursts of frames.
+//
+// Knobs: speed_bps, burst_ps. Counters: none (the port counts tx).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "common/constants.h"
+
+namespace rocelb {
+
+class Shaper {
+ public:
+  void configure(uint64_t speed_bps, uint64_t burst_ps) {
+    speed_bps_ = speed_bps;
+    burst_ps_ = burst_ps;
+  }
+  uint64_t speed_bps() const { return speed_bps_; }
+
+  // Picoseconds a frame of `bytes` holds the wire.
+  uint64_t wire_ps(uint32_t bytes) const {
+    return static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull) /
+        speed_bps_);
+  }
+  bool can_send(uint64_t now_ps) const { return wire_free_ps_ <= now_ps + burst_ps_; }
+  // Earliest time a frame may start.
+  uint64_t next_start(uint64_t now_ps) const {
+    return wire_free_ps_ > now_ps + burst_ps_ ? wire_free_ps_ - burst_ps_ : now_ps;
+  }
+  // Charges one frame; returns the time its first bit leaves.
+  uint64_t send(uint64_t now_ps, uint32_t bytes) {
+    uint64_t start = std::max(wire_free_ps_, now_ps);
+    wire_free_ps_ = start + wire_ps(bytes);
+    return start;
+  }
+  uint64_t wire_free_ps() const { return wire_free_ps_; }
+
+ private:
+  uint64_t speed_bps_ = 1;
+  uint64_t burst_ps_ = 0;
+  uint64_t wire_free_ps_ = 0;
+};
+
+}  // namespace rocelb

@@ -1,0 +1,199 @@
+#include "dataplane/forward/switch_config.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace rocelb {
+namespace {
+
+void apply_scheduler(PortConfig& pc, const SchedulerParams& s) {
+  pc.strict_mask = 0;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    if (s.strict[c]) pc.strict_mask |= uint8_t(1u << c);
+    pc.quantum[c] = s.weight[c] * kDwrrQuantumPerWeight;
+  }
+}
+
+uint32_t add_nexthop(SwitchConfig& sc, const NextHop& nh) {
+  sc.nexthops.push_back(nh);
+  return static_cast<uint32_t>(sc.nexthops.size() - 1);
+}
+
+void add_route(RouteTable& t, const IpPrefix& p, uint32_t nh) {
+  if (p.addr.is_v4())
+    t.add_v4(p.addr.b.data(), p.len, nh);
+  else
+    t.add_v6(p.addr.b.data(), p.len, nh);
+}
+
+IpPrefix network_of(const IpPrefix& p) {
+  IpPrefix n = p;
+  int bits = p.addr.is_v4() ? 32 : 128;
+  for (int i = p.len; i < bits; ++i) n.addr.b[i / 8] &= uint8_t(~(0x80u >> (i % 8)));
+  return n;
+}
+
+// Everything the route tables and next hops are built from.
+bool same_routing(const ConfigParams& a, const ConfigParams& b) {
+  if (a.routes.size() != b.routes.size() || a.neighbors.size() != b.neighbors.size() ||
+      a.ports.size() != b.ports.size() || a.groups.size() != b.groups.size())
+    return false;
+  for (size_t i = 0; i < a.routes.size(); ++i) {
+    const RouteParams &x = a.routes[i], &y = b.routes[i];
+    if (!(x.prefix == y.prefix) || x.target != y.target || x.group != y.group || x.port != y.port ||
+        !(x.via == y.via))
+      return false;
+  }
+  for (size_t i = 0; i < a.neighbors.size(); ++i) {
+    const NeighborParams &x = a.neighbors[i], &y = b.neighbors[i];
+    if (!(x.ip == y.ip) || !(x.mac == y.mac) || x.port != y.port) return false;
+  }
+  for (size_t i = 0; i < a.ports.size(); ++i) {
+    const PortParams &x = a.ports[i], &y = b.ports[i];
+    if (x.id != y.id || x.ipv4 != y.ipv4 || x.ipv6 != y.ipv6) return false;
+  }
+  for (size_t i = 0; i < a.groups.size(); ++i)
+    if (a.groups[i].name != b.groups[i].name) return false;
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
+                                                  const SwitchConfig* previous) {
+  auto sc = std::make_unique<SwitchConfig>();
+  sc->params = params;
+  sc->trust = params.qos.trust;
+  sc->dscp_to_tc = params.qos.dscp_to_tc;
+  sc->pcp_to_tc = params.qos.pcp_to_tc;
+  sc->default_tc = params.qos.default_tc;
+
+  for (const auto& p : params.ports) {
+    PortConfig& pc = sc->ports[p.id];
+    pc.present = true;
+    pc.id = p.id;
+    pc.name = p.name;
+    pc.speed_bps = p.speed_bps;
+    std::memcpy(pc.mac, p.mac.b.data(), 6);
+    pc.promiscuous = p.promiscuous;
+    pc.admin_up = p.admin_up;
+    pc.device = p.device;
+    if (p.ipv4) {
+      pc.has_v4 = true;
+      std::memcpy(pc.v4, p.ipv4->addr.b.data(), 4);
+    }
+    if (p.ipv6) {
+      pc.has_v6 = true;
+      std::memcpy(pc.v6, p.ipv6->addr.b.data(), 16);
+    }
+    apply_scheduler(pc, p.scheduler ? *p.scheduler : params.qos.scheduler);
+    pc.queue_limit = params.qos.queue_limit_bytes;
+    // A lossless class is bounded by PFC (XOFF + headroom per ingress port),
+    // not by tail drop: its queue may use the whole shared buffer.
+    const PfcParams& pfc = params.qos.lossless.pfc;
+    for (int c = 0; c < kNumTrafficClasses; ++c)
+      if ((pfc.enable_mask >> c) & 1)
+        pc.queue_limit[c] = std::max(pc.queue_limit[c], pfc.shared_buffer_bytes);
+    sc->port_ids.push_back(p.id);
+  }
+
+  sc->neighbors = NeighborTable(params.neighbors.size() + 2 * params.ports.size());
+  for (const auto& n : params.neighbors) {
+    NeighborEntry e;
+    e.family = n.ip.family;
+    std::memcpy(e.ip, n.ip.b.data(), 16);
+    e.port = n.port;
+    std::memcpy(e.mac, n.mac.b.data(), 6);
+    sc->neighbors.insert(e);
+  }
+
+  sc->nexthops.push_back(NextHop{});  // kNoRoute
+  uint32_t nh_local = add_nexthop(*sc, NextHop{NextHopKind::kLocal, 0, {}, 0});
+
+  std::array<bool, kMaxPorts> port_has_group{};
+  for (const auto& g : params.groups) {
+    GroupConfig gc;
+    gc.name = g.name;
+    gc.spec.mode = g.mode;
+    gc.spec.hash.seed = params.sw.hash_seed;
+    gc.spec.hash.fields = g.hash_fields;
+    gc.spec.knobs = g.knobs;
+    gc.spec.seed = params.sw.hash_seed;
+    gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill;
+    for (const auto& m : g.members) {
+      const NeighborParams* n = params.find_neighbor(m.via);
+      if (!n)
+        throw std::runtime_error("group " + g.name + ": member " + to_string(m.via) +
+                                 " is not a neighbor");
+      GroupMember gm;
+      gm.port = n->port;
+      std::memcpy(gm.mac, n->mac.b.data(), 6);
+      gm.via = m.via;
+      gm.weight = m.weight;
+      gc.members.push_back(gm);
+      gc.spec.weights.push_back(m.weight);
+      PortConfig& pc = sc->ports[n->port];
+      if (!port_has_group[n->port] || g.knobs.sampling_interval_ns < pc.load_interval_ns) {
+        pc.load_interval_ns = g.knobs.sampling_interval_ns;
+        pc.load_alpha_q16 = g.knobs.quality.load_alpha_q16;
+      }
+      port_has_group[n->port] = true;
+    }
+    sc->groups.push_back(std::move(gc));
+  }
+
+  if (previous && previous->routes && same_routing(previous->params, params)) {
+    sc->routes = previous->routes;
+    sc->nexthops = previous->nexthops;
+    return sc;
+  }
+
+  size_t n4 = 0, n6 = 0;
+  for (const auto& r : params.routes) (r.prefix.addr.is_v4() ? n4 : n6)++;
+  auto table = std::make_shared<RouteTable>(static_cast<uint32_t>(n4 + 2 * params.ports.size()),
+                                            static_cast<uint32_t>(n6 + 2 * params.ports.size()));
+
+  // Static routes first; connected subnets and the switch's own addresses are
+  // added after, so they win over a static route for the same prefix.
+  for (const auto& r : params.routes) {
+    NextHop nh;
+    switch (r.target) {
+      case RouteTarget::kGroup:
+        nh.kind = NextHopKind::kGroup;
+        for (size_t i = 0; i < sc->groups.size(); ++i)
+          if (sc->groups[i].name == r.group) nh.group = static_cast<uint32_t>(i);
+        break;
+      case RouteTarget::kPort:
+        nh.kind = NextHopKind::kConnected;
+        nh.port = r.port;
+        break;
+      case RouteTarget::kVia: {
+        const NeighborParams* n = params.find_neighbor(r.via);
+        if (!n) throw std::runtime_error("route via " + to_string(r.via) + ": not a neighbor");
+        nh.kind = NextHopKind::kNeighbor;
+        nh.port = n->port;
+        std::memcpy(nh.mac, n->mac.b.data(), 6);
+        break;
+      }
+    }
+    add_route(*table, r.prefix, add_nexthop(*sc, nh));
+  }
+  for (const auto& p : params.ports) {
+    NextHop nh;
+    nh.kind = NextHopKind::kConnected;
+    nh.port = p.id;
+    uint32_t id = add_nexthop(*sc, nh);
+    for (const auto& a : {p.ipv4, p.ipv6}) {
+      if (!a) continue;
+      add_route(*table, network_of(*a), id);
+      IpPrefix host = *a;
+      host.len = a->addr.is_v4() ? 32 : 128;
+      add_route(*table, host, nh_local);
+    }
+  }
+  sc->routes = std::move(table);
+  return sc;
+}
+
+}  // namespace rocelb

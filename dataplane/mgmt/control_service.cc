@@ -1,0 +1,130 @@
+#include "dataplane/mgmt/control_service.h"
+
+#include <iostream>
+
+#include "control/config_loader.h"
+#include "control/default_config.h"
+#include "control/yaml_override.h"
+#include "dataplane/mgmt/control_views.h"
+#include "dataplane/mgmt/counters_prometheus.h"
+
+namespace rocelb {
+
+RunningConfigText startup_config_text(const std::string& file,
+                                      const std::vector<std::string>& sets) {
+  RunningConfigText r;
+  r.file = file;
+  r.text = file.empty() ? std::string(embedded_default_config()) : read_config_file(file);
+  r.source = file.empty() ? std::string(kEmbeddedDefaultName) : file;
+  r.startup_sets = sets;
+  r.overrides = sets;
+  return r;
+}
+
+ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
+    : engine_(engine), running_(std::move(running)) {}
+
+uint64_t ControlService::publish(const ConfigParams& params) {
+  engine_.apply(SwitchConfig::build(params, &engine_.dataplane().config()));
+  return engine_.dataplane().epoch().generation;
+}
+
+Json ControlService::counters_cleared(uint64_t now_ns) const {
+  Json c = counters_to_json(engine_.dataplane(), engine_.dataplane().snapshot(), now_ns);
+  return baseline_.is_null() ? c : counters_minus(c, baseline_);
+}
+
+Json ControlService::show(const std::string& what) {
+  const Dataplane& dp = engine_.dataplane();
+  const uint64_t now = engine_.now_ns();
+  if (what == "flowlets") return view_flowlets(dp, now);
+  if (what == "config") {
+    Json j;
+    j["generation"] = dp.epoch().generation;
+    j["source"] = running_.source;
+    j["overrides"] = running_.overrides;
+    j["yaml"] = effective_config_yaml(running_.text, running_.overrides);
+    return j;
+  }
+  if (what == "metrics") {  // never cleared: Prometheus counters only go up
+    Json j;
+    j["content_type"] = kPrometheusContentType;
+    j["text"] = counters_prometheus(counters_to_json(dp, dp.snapshot(), now));
+    return j;
+  }
+  const Json c = counters_cleared(now);
+  if (what == "ports") return view_ports(dp, c, now);
+  if (what == "queues") return view_queues(dp, c, now);
+  if (what == "pfc") return view_pfc(dp, c, now);
+  if (what == "ecn") return view_ecn(dp, c, now);
+  if (what == "groups") return view_groups(dp, c, now);
+  Json j = c;  // counters
+  j["time_ns"] = now;
+  return j;
+}
+
+std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& peer) {
+  if (!req.is_write()) return reply_ok(req.id, show(req.what));
+
+  const std::string who = "uid " + std::to_string(peer.uid) + " pid " + std::to_string(peer.pid);
+  if (req.verb == ControlVerb::kClear) {  // what == counters (the parser checked)
+    const uint64_t now = engine_.now_ns();
+    baseline_ = counters_to_json(engine_.dataplane(), engine_.dataplane().snapshot(), now);
+    std::cerr << "rocelb-dp: control: counters cleared by " << who << "\n";
+    Json r;
+    r["cleared_at_ns"] = now;
+    return reply_ok(req.id, r);
+  }
+
+  // set / apply: the loader's validation, then publication.
+  RunningConfigText next = running_;
+  std::string what;
+  try {
+    if (req.verb == ControlVerb::kSet) {
+      const std::string ov = set_override(req);
+      // The same key set again replaces its earlier value (the list stays short).
+      std::erase_if(next.overrides, [&](const std::string& o) {
+        return o.compare(0, req.key.size() + 1, req.key + "=") == 0;
+      });
+      next.overrides.push_back(ov);
+      what = "set " + ov;
+    } else {
+      next.text = req.config;
+      next.source = "control apply";
+      next.overrides.clear();
+      what = "apply (" + std::to_string(req.config.size()) + " bytes)";
+    }
+    const ConfigParams params = load_config_text(next.text, next.source, next.overrides);
+    const uint64_t gen = publish(params);
+    running_ = std::move(next);
+    ++stats_.writes_applied;
+    std::cerr << "rocelb-dp: control: " << what << " by " << who << ": generation " << gen << "\n";
+    Json r;
+    r["generation"] = gen;
+    if (req.verb == ControlVerb::kSet) {
+      r["key"] = req.key;
+      r["value"] = req.value;
+    }
+    return reply_ok(req.id, r);
+  } catch (const std::exception& e) {
+    ++stats_.writes_refused;
+    std::cerr << "rocelb-dp: control: " << what << " by " << who << " refused: " << e.what()
+              << "\n";
+    return reply_error(req.id, e.what());
+  }
+}
+
+std::string ControlService::reload_file() {
+  try {
+    RunningConfigText next = startup_config_text(running_.file, running_.startup_sets);
+    const uint64_t gen = publish(load_config_text(next.text, next.source, next.overrides));
+    running_ = std::move(next);
+    ++stats_.writes_applied;
+    return "config reloaded (generation " + std::to_string(gen) + ")";
+  } catch (const std::exception& e) {
+    ++stats_.writes_refused;
+    return std::string("reload refused, the running config stays: ") + e.what();
+  }
+}
+
+}  // namespace rocelb

@@ -1,0 +1,67 @@
+// What `rocelb-dp run` answers on its control socket (control/control-protocol.md):
+// `show` views, `set` of one key, `apply` of a whole config, `clear
+// counters`, and the SIGHUP reload of the config file. Writes go through the
+// config loader (the file's validation) and LiveEngine::apply (an RCU
+// grace period); a refused write changes nothing.
+//
+// The running config is kept as text plus overrides: the YAML it came from
+// (the file, the embedded default or the last `apply`), the command line's
+// --set, then every accepted `set`, in order. `show config` prints that
+// text with the overrides applied; SIGHUP goes back to the file and the
+// command line's --set.
+// Counters: writes_applied, writes_refused (stats()).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "control/control_server.h"
+#include "dataplane/engines/live_engine.h"
+
+namespace rocelb {
+
+struct RunningConfigText {
+  std::string text;                       // the YAML the config was built from
+  std::string source;                     // its name in messages
+  std::string file;                       // what SIGHUP reads again ("": the embedded default)
+  std::vector<std::string> startup_sets;  // --set KEY.PATH=VALUE from the command line
+  std::vector<std::string> overrides;     // in effect: startup_sets, then `set`s
+};
+
+// The config a switch starts from, and SIGHUP goes back to: `file` (the
+// embedded default when empty) with the command line's --sets. Throws
+// ConfigError when the file cannot be read.
+RunningConfigText startup_config_text(const std::string& file,
+                                      const std::vector<std::string>& sets);
+
+struct ControlServiceStats {
+  uint64_t writes_applied = 0, writes_refused = 0;
+};
+
+class ControlService {
+ public:
+  ControlService(LiveEngine& engine, RunningConfigText running);
+
+  // One request → its reply line (a ControlServer::Handler).
+  std::string handle(const ParsedRequest& req, const ControlPeer& peer);
+
+  // SIGHUP: the file and the startup --sets again. Returns a log line;
+  // a broken file leaves everything as it was and says why.
+  std::string reload_file();
+
+  const RunningConfigText& running() const { return running_; }
+  const ControlServiceStats& stats() const { return stats_; }
+
+ private:
+  Json show(const std::string& what);
+  // Validates, builds and publishes; throws ConfigError / std::exception.
+  uint64_t publish(const ConfigParams& params);
+  Json counters_cleared(uint64_t now_ns) const;
+
+  LiveEngine& engine_;
+  RunningConfigText running_;
+  Json baseline_;  // the counters when `clear counters` ran (null: never)
+  ControlServiceStats stats_;
+};
+
+}  // namespace rocelb

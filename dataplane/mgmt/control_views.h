@@ -1,0 +1,32 @@
+// The results of the control socket's `show` targets (control/control-protocol.md):
+// each view is built from a counters JSON (counters_json.h, already minus
+// what `clear counters` took away) and the switch's live state (queue
+// depths, pause and XOFF state, flowlet tables, the config).
+//
+// Called by the control thread only, which is also the only one that
+// publishes configs, so the epoch read here cannot be freed underneath.
+// Counter reads race benignly with the lcores that write them, as DPDK's
+// own stats do. No knobs, no counters of its own.
+#pragma once
+
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/mgmt/counters_json.h"
+
+namespace rocelb {
+
+inline constexpr size_t kMaxFlowletEntriesShown = 64;
+
+Json view_ports(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+Json view_ecn(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+Json view_groups(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+Json view_flowlets(const Dataplane& dp, uint64_t now_ns);
+
+// `counters` minus `base` (taken by `clear counters`): every counter of the
+// schema, matched by port/group name and by position otherwise; gauges
+// (depths, watermarks, limits, ids, speeds, states) and flags are left as
+// they are now. A counter below its base (it cannot be) reads 0.
+Json counters_minus(const Json& counters, const Json& base);
+
+}  // namespace rocelb
