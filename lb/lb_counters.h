@@ -1,4 +1,5 @@
-// Counters of one LbEngine (one group on one lcore), summed on read. Names and
+// Counters of one LbEngine (one group on one lcore), summed on read. The
+// engine's lcore is their one writer; other threads read them (Counter). Names and
 // help text are declared once in ROCELB_LB_COUNTERS; every reader walks
 // kLbCounters. Per member: packets and bytes the engine sent there.
 //
@@ -12,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "common/counter.h"
 #include <string_view>
 #include <vector>
 
@@ -27,11 +30,11 @@ namespace rocelb {
   X(buckets_moved, "bucket-table entries reassigned after members went down or came back")
 
 struct alignas(64) LbEngineCounters {
-#define ROCELB_X(name, help) uint64_t name = 0;
+#define ROCELB_X(name, help) Counter name;
   ROCELB_LB_COUNTERS(ROCELB_X)
 #undef ROCELB_X
-  std::vector<uint64_t> member_packets;  // indexed like the group's members
-  std::vector<uint64_t> member_bytes;
+  std::vector<Counter> member_packets;  // indexed like the group's members
+  std::vector<Counter> member_bytes;
 
   // Adds another lcore's counters of the same group (same member count).
   void add(const LbEngineCounters& o) {
@@ -52,7 +55,7 @@ struct alignas(64) LbEngineCounters {
 struct LbCounterInfo {
   std::string_view name;
   std::string_view help;
-  uint64_t LbEngineCounters::*field;
+  Counter LbEngineCounters::*field;
 };
 
 inline constexpr LbCounterInfo kLbCounters[] = {

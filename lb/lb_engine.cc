@@ -54,8 +54,8 @@ LbEngine::LbEngine(const LbGroupSpec& spec, uint32_t lcore_index)
       s_(static_cast<uint32_t>(spec.weights.size()), spec.knobs.quality,
          engine_seed(spec, lcore_index)),
       impl_(make_impl(spec)) {
-  s_.counters.member_packets.assign(spec.weights.size(), 0);
-  s_.counters.member_bytes.assign(spec.weights.size(), 0);
+  s_.counters.member_packets.assign(spec.weights.size(), Counter{});
+  s_.counters.member_bytes.assign(spec.weights.size(), Counter{});
 }
 
 template <LbMode M>
@@ -80,7 +80,11 @@ inline uint32_t LbEngine::decide(uint32_t hash, uint64_t now_ns, const MemberPat
 
 template <LbMode M>
 void LbEngine::burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
-                     const MemberPath* paths, uint32_t* out, LbDecision* traces) {
+                     const MemberPath* paths, MemberPath* grow, uint32_t* out,
+                     LbDecision* traces) {
+  // Modes that compare queue depths see the burst's own packets queue up.
+  constexpr bool kReadsDepth = M == LbMode::kFlowletQuality || M == LbMode::kPerPacketQuality ||
+                               M == LbMode::kDrill;
   LbEngineCounters& c = s_.counters;
   for (uint32_t i = 0; i < n; ++i) {
     LbDecision* t = traces ? &traces[i] : nullptr;
@@ -93,6 +97,8 @@ void LbEngine::burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, 
       ++c.decisions;
       ++c.member_packets[m];
       c.member_bytes[m] += bytes[i];
+      if constexpr (kReadsDepth)
+        if (grow) grow[m].queue_bytes += bytes[i];
     }
     if (t) t->member = m;
     out[i] = m;
@@ -102,31 +108,38 @@ void LbEngine::burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, 
 uint32_t LbEngine::select(uint32_t flow_hash, uint32_t pkt_bytes, uint64_t now_ns,
                           const MemberPath* paths, LbDecision* trace) {
   uint32_t m;
-  select_burst(&flow_hash, &pkt_bytes, 1, now_ns, paths, &m, trace);
+  s_.up.refresh(paths);
+  dispatch(&flow_hash, &pkt_bytes, 1, now_ns, paths, nullptr, &m, trace);
   return m;
 }
 
 void LbEngine::select_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
-                            uint64_t now_ns, const MemberPath* paths, uint32_t* out,
+                            uint64_t now_ns, MemberPath* paths, uint32_t* out,
                             LbDecision* traces) {
   s_.up.refresh(paths);
+  dispatch(hashes, bytes, n, now_ns, paths, paths, out, traces);
+}
+
+void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
+                        uint64_t now_ns, const MemberPath* paths, MemberPath* grow,
+                        uint32_t* out, LbDecision* traces) {
   switch (mode_) {
     case LbMode::kFixed:
-      return burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kWcmp:
-      return burst<LbMode::kWcmp>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kWcmp>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kResilient:
-      return burst<LbMode::kResilient>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kResilient>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kFlowletRandom:
-      return burst<LbMode::kFlowletRandom>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kFlowletRandom>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kFlowletQuality:
-      return burst<LbMode::kFlowletQuality>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kFlowletQuality>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kPerPacketQuality:
-      return burst<LbMode::kPerPacketQuality>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kPerPacketQuality>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kPerPacketRandom:
-      return burst<LbMode::kPerPacketRandom>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kPerPacketRandom>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kDrill:
-      return burst<LbMode::kDrill>(hashes, bytes, n, now_ns, paths, out, traces);
+      return burst<LbMode::kDrill>(hashes, bytes, n, now_ns, paths, grow, out, traces);
   }
 }
 

@@ -50,9 +50,13 @@ class LbEngine {
                   LbDecision* trace);
 
   // n packets at one instant: out[i] for hashes[i]; traces null or n entries.
-  // The up set is read once for the whole burst.
+  // The up set is read once for the whole burst, and the caller reads each
+  // member's depth and load once too: so that later packets of the burst
+  // see the queues the earlier ones will make, a mode that compares depths
+  // adds each packet's bytes to its member's queue_bytes in `paths` as it
+  // goes (the caller's scratch). A burst of one decides exactly as select().
   void select_burst(const uint32_t* flow_hashes, const uint32_t* pkt_bytes, uint32_t n,
-                    uint64_t now_ns, const MemberPath* paths, uint32_t* out, LbDecision* traces);
+                    uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces);
 
   // Forgets per-flow state (flowlet table, DRILL memory); counters are kept.
   void reset();
@@ -72,9 +76,12 @@ class LbEngine {
 
   template <LbMode M>
   uint32_t decide(uint32_t hash, uint64_t now_ns, const MemberPath* paths, LbDecision* trace);
+  // grow: where to add each packet's bytes (null: nowhere, as in select()).
   template <LbMode M>
   void burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
-             const MemberPath* paths, uint32_t* out, LbDecision* traces);
+             const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces);
+  void dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
+                const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces);
 
   LbMode mode_;
   LbShared s_;

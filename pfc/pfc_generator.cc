@@ -2,12 +2,8 @@
 
 #include <algorithm>
 
-#include "pfc/pfc_frame.h"
-
 namespace rocelb {
 namespace {
-
-constexpr uint64_t kBitsPerNsDen = 8'000'000'000ull;  // bytes = bits/s × ns / 8e9
 
 uint64_t add_sat(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -15,77 +11,46 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-PfcGenerator::PfcGenerator(const PfcParams& params, std::span<const uint64_t> port_speed_bps,
-                           uint32_t max_frame_bytes)
-    : max_frame_bytes_(max_frame_bytes),
-      num_ports_(static_cast<uint16_t>(port_speed_bps.size())),
-      ports_(std::make_unique<Port[]>(port_speed_bps.size())) {
-  reconfigure(params, port_speed_bps);
+PfcGenerator::PfcGenerator(uint16_t num_ports)
+    : num_ports_(num_ports), ports_(std::make_unique<Port[]>(num_ports)) {
+  for (auto& s : storms_) s.store(0, kRelaxed);
 }
 
-void PfcGenerator::reconfigure(const PfcParams& params, std::span<const uint64_t> port_speed_bps) {
-  params_ = params;
-  for (size_t i = 0; i < port_speed_bps.size() && i < num_ports_; ++i) {
-    ports_[i].headroom.store(params.headroom_bytes != 0
-                                 ? params.headroom_bytes
-                                 : headroom_for(port_speed_bps[i], params.cable_length_m,
-                                                params.response_delay_ns, max_frame_bytes_),
-                             kRelaxed);
-  }
-  live_.dynamic.store(params.dynamic, kRelaxed);
-  live_.xoff.store(params.xoff_bytes, kRelaxed);
-  live_.xon.store(params.xon_bytes, kRelaxed);
-  live_.xon_offset.store(params.xon_offset_bytes, kRelaxed);
-  live_.shared.store(params.shared_buffer_bytes, kRelaxed);
-  live_.dynamic_th.store(params.dynamic_th, kRelaxed);
-  live_.pause_quanta.store(params.pause_quanta, kRelaxed);
-  lossless_.store(params.enable_mask, kRelaxed);
+uint8_t PfcGenerator::suppressed_mask() const {
+  uint8_t m = 0;
+  for (int p = 0; p < kPfcPriorities; ++p)
+    if (storms_[p].load(kRelaxed) != 0) m |= static_cast<uint8_t>(1u << p);
+  return m;
 }
 
-uint64_t PfcGenerator::total_held_bytes() const {
-  const uint8_t mask = lossless_.load(kRelaxed);
+uint64_t PfcGenerator::total_held_bytes(const PfcConfig& cfg) const {
   uint64_t total = 0;
   for (int p = 0; p < kPfcPriorities; ++p)
-    if ((mask >> p) & 1) total += prio_held_[p].load(kRelaxed);
+    if ((cfg.enable_mask >> p) & 1) total += prio_held_[p].load(kRelaxed);
   return total;
 }
 
-uint64_t PfcGenerator::headroom_for(uint64_t speed_bps, uint32_t cable_length_m,
-                                    uint64_t response_delay_ns, uint32_t max_frame_bytes) {
-  const unsigned __int128 ns =
-      static_cast<unsigned __int128>(2 * kCableNsPerMeter) * cable_length_m + response_delay_ns;
-  const unsigned __int128 in_flight = (ns * speed_bps + kBitsPerNsDen - 1) / kBitsPerNsDen;
-  const uint64_t frames =
-      2 * (uint64_t{max_frame_bytes} + kWireOverheadBytes) + kPfcFrameWireBytes + max_frame_bytes;
-  return add_sat(static_cast<uint64_t>(std::min<unsigned __int128>(in_flight, UINT64_MAX)), frames);
-}
-
-uint64_t PfcGenerator::xoff_for(uint64_t total) const {
-  if (!live_.dynamic.load(kRelaxed)) return live_.xoff.load(kRelaxed);
-  const uint64_t shared = live_.shared.load(kRelaxed);
-  const uint64_t free = shared > total ? shared - total : 0;
-  const int th = live_.dynamic_th.load(kRelaxed);
+uint64_t PfcGenerator::xoff_for(const PfcConfig& cfg, uint64_t total) {
+  if (!cfg.dynamic) return cfg.xoff_bytes;
+  const uint64_t free = cfg.shared_buffer_bytes > total ? cfg.shared_buffer_bytes - total : 0;
+  const int th = cfg.dynamic_th;
   if (th < 0) return free >> std::min(-th, 63);
   const int shift = std::min(th, 63);
   return free > (UINT64_MAX >> shift) ? UINT64_MAX : free << shift;
 }
 
-uint64_t PfcGenerator::xon_for(uint64_t xoff) const {
-  const uint64_t xon = live_.xon.load(kRelaxed);
-  if (!live_.dynamic.load(kRelaxed)) return xon;
-  const uint64_t off = live_.xon_offset.load(kRelaxed);
-  return std::max(xoff > off ? xoff - off : 0, xon);
+uint64_t PfcGenerator::xon_for(const PfcConfig& cfg, uint64_t xoff) {
+  if (!cfg.dynamic) return cfg.xon_bytes;
+  const uint64_t off = cfg.xon_offset_bytes;
+  return std::max(xoff > off ? xoff - off : 0, cfg.xon_bytes);
 }
 
-Admit PfcGenerator::admit(uint16_t port, uint8_t prio, uint32_t bytes) {
-  if (port >= num_ports_ || !lossless(prio)) return Admit::kNotLossless;
-  Port& st = ports_[port];
-  const uint64_t xoff = std::max(xoff_for(total_held_bytes()), st.xoff_latch[prio].load(kRelaxed));
-  const uint64_t limit = add_sat(xoff, st.headroom.load(kRelaxed));
-  const uint64_t held = st.held[prio].load(kRelaxed);
-  if (held + bytes <= limit) return Admit::kAdmitted;
-  st.lossless_dropped[prio].fetch_add(1, kRelaxed);
-  return Admit::kDropped;
+uint64_t PfcGenerator::admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio) const {
+  if (port >= num_ports_ || !cfg.lossless(prio)) return UINT64_MAX;
+  const Port& st = ports_[port];
+  const uint64_t xoff =
+      std::max(xoff_for(cfg, total_held_bytes(cfg)), st.xoff_latch[prio].load(kRelaxed));
+  return add_sat(xoff, cfg.headroom_bytes[port]);
 }
 
 void PfcGenerator::end_xoff(Port& st, int prio, uint64_t now_ns) {
@@ -96,24 +61,26 @@ void PfcGenerator::end_xoff(Port& st, int prio, uint64_t now_ns) {
   st.refresh_at[prio].store(UINT64_MAX, kRelaxed);
 }
 
-bool PfcGenerator::poll(uint16_t port, uint64_t now_ns, uint64_t speed_bps, PfcFrameRequest& out) {
+bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
+                        PfcFrameRequest& out) {
   if (port >= num_ports_) return false;
   Port& st = ports_[port];
-  const uint8_t suppressed = st.suppressed.load(kRelaxed);
   uint8_t asserted = st.asserted.load(kRelaxed);
-  const uint64_t xoff = xoff_for(total_held_bytes());
-  const uint64_t xon = xon_for(xoff);
-  const uint16_t quanta = live_.pause_quanta.load(kRelaxed);
-  const uint8_t lossless = lossless_.load(kRelaxed);
-  const uint64_t pause_ns = pause_quanta_to_ns(quanta, speed_bps);
-  // Refresh at half the pause the peer honours; with no pause time (speed
-  // unknown) there is nothing to refresh.
-  const uint64_t refresh_in = pause_ns / 2;
+  const uint8_t lossless = cfg.enable_mask;
+  // Nothing asserted and nothing lossless: no frame can be due.
+  if (asserted == 0 && lossless == 0) return false;
+  const uint8_t suppressed = suppressed_mask();
+  const uint64_t xoff = xoff_for(cfg, total_held_bytes(cfg));
+  const uint64_t xon = xon_for(cfg, xoff);
+  const uint16_t quanta = cfg.pause_quanta;
+  const uint64_t refresh_in = cfg.refresh_ns[port];
 
   uint8_t enable = 0;
   uint8_t xon_sent = 0;
   PfcFrameRequest req;
-  for (int p = 0; p < kPfcPriorities; ++p) {
+  // Only lossless priorities and those still asserted can need a frame.
+  for (uint32_t todo = lossless | asserted; todo != 0; todo &= todo - 1) {
+    const int p = __builtin_ctz(todo);
     const uint8_t bit = static_cast<uint8_t>(1u << p);
     if (!(lossless & bit)) {
       if (asserted & bit) {  // made lossy while asserted: release the peer now
@@ -166,13 +133,14 @@ bool PfcGenerator::poll(uint16_t port, uint64_t now_ns, uint64_t speed_bps, PfcF
   return true;
 }
 
-uint64_t PfcGenerator::next_poll_ns(uint16_t port, uint64_t now_ns) const {
+uint64_t PfcGenerator::next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_t now_ns) const {
   if (port >= num_ports_) return UINT64_MAX;
   const Port& st = ports_[port];
   const uint8_t asserted = st.asserted.load(kRelaxed);
-  const uint8_t suppressed = st.suppressed.load(kRelaxed);
+  if (asserted == 0) return UINT64_MAX;
   // An XOFF asserted for a priority made lossy: its XON is due now.
-  if (asserted & ~lossless_.load(kRelaxed)) return now_ns;
+  if (asserted & ~cfg.enable_mask) return now_ns;
+  const uint8_t suppressed = suppressed_mask();
   uint64_t next = UINT64_MAX;
   for (int p = 0; p < kPfcPriorities; ++p) {
     if (!(asserted & (1u << p))) continue;

@@ -20,8 +20,9 @@
 //   wred_dropped_packets / _bytes     packets WRED dropped
 //                                     (SAI_QUEUE_STAT_WRED_DROPPED_PACKETS / _BYTES)
 //
-// Threads: none shared. One WredMarker per (lcore, port, class), each with
-// its own seed; counters are plain and summed on read (WredCounters::add).
+// Threads: one writer. One WredMarker per (lcore, port, class), each with
+// its own seed; its counters (common/counter.h) are read by other threads
+// and summed (WredCounters::add).
 // decide() draws a random number only between the thresholds, so a given
 // seed and sequence of depths gives the same verdicts. No allocation, lock or
 // exception.
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <string_view>
 #include "common/constants.h"
+#include "common/counter.h"
 
 #include "pfc/pfc_params.h"
 
@@ -43,7 +45,7 @@ namespace rocelb {
   X(wred_dropped_bytes, "bytes of packets WRED dropped (SAI_QUEUE_STAT_WRED_DROPPED_BYTES)")
 
 struct WredCounters {
-#define ROCELB_X(name, help) uint64_t name = 0;
+#define ROCELB_X(name, help) Counter name;
   ROCELB_WRED_COUNTERS(ROCELB_X)
 #undef ROCELB_X
   void add(const WredCounters& o) {
@@ -57,7 +59,7 @@ struct WredCounters {
 struct WredCounterInfo {
   std::string_view name;
   std::string_view help;
-  uint64_t WredCounters::*field;
+  Counter WredCounters::*field;
 };
 
 inline constexpr WredCounterInfo kWredCounters[] = {

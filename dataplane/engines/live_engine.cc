@@ -22,8 +22,10 @@ struct LiveEngine::Worker {
   unsigned index = 0;
   std::vector<std::pair<uint16_t, uint16_t>> rx;  // (config port, rx queue)
   std::vector<uint16_t> tx;                       // config ports this worker transmits
-  // Frames the device did not take yet, per owned port.
+  // Frames the device did not take yet, per owned port, and their lengths
+  // (a device may free a frame it took before we read it again).
   std::array<std::array<rte_mbuf*, kMaxBurst>, kMaxPorts> pending{};
+  std::array<std::array<uint32_t, kMaxBurst>, kMaxPorts> pending_len{};
   std::array<uint16_t, kMaxPorts> npending{};
 };
 
@@ -126,7 +128,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       throw std::runtime_error(where + ": cannot start device \"" + name +
                                "\": " + rte_strerror(-rc));
     rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
-    workers_[owner++ % nw]->tx.push_back(id);
+    workers_[owner % nw]->tx.push_back(id);
+    dp_->set_tx_owner(id, owner++ % nw);
   }
   ps_mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000'000ull) << 32) /
                                    rte_get_tsc_hz());
@@ -148,25 +151,36 @@ void LiveEngine::run_worker(unsigned w) {
   Worker& wk = *workers_[w];
   rte_mbuf* burst[kMaxBurst];
   uint64_t start_ps[kMaxBurst];
+  LcoreStats& stats = dp_->worker(w).lcore;
   dp_->worker_online(w);
+  uint64_t tsc = rte_rdtsc();
   while (!stop_.load(std::memory_order_relaxed)) {
-    dp_->worker_quiescent(w);  // between bursts this lcore holds no config
-    const uint64_t now_ps =
-        static_cast<uint64_t>((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32);
+    dp_->worker_quiescent(w);  // between loops this lcore holds no config
+    dp_->adopt(w);             // the one point where its config changes
+    const uint64_t now_ps = tsc_to_ps(tsc);
+    const uint64_t now_ns = now_ps / 1000;
+    uint32_t rx = 0, tx = 0;
     for (const auto& [port, q] : wk.rx) {
       const uint16_t n = rte_eth_rx_burst(eth_of_[port], q, burst, kMaxBurst);
-      if (n) process_burst(*dp_, w, port, burst, n, now_ps / 1000);
+      if (n) process_burst(*dp_, w, port, burst, n, now_ns);
+      rx += n;
     }
     for (uint16_t port : wk.tx) {
       PortTx& t = dp_->tx(port);
-      t.sample_load(now_ps / 1000);
-      dp_->pfc_poll(port, now_ps / 1000);
+      t.sample_load(now_ns);
+      dp_->tx_poll(port, now_ns);
       auto& pend = wk.pending[port];
       uint16_t& np = wk.npending[port];
       if (np) {
         const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
-        for (uint16_t i = 0; i < sent; ++i) t.count_tx(pend[i]->pkt_len);
-        for (uint16_t i = sent; i < np; ++i) pend[i - sent] = pend[i];
+        uint64_t bytes = 0;
+        for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
+        t.count_tx_burst(sent, bytes);
+        tx += sent;
+        for (uint16_t i = sent; i < np; ++i) {
+          pend[i - sent] = pend[i];
+          wk.pending_len[port][i - sent] = wk.pending_len[port][i];
+        }
         np = static_cast<uint16_t>(np - sent);
         if (np) continue;
       }
@@ -175,9 +189,27 @@ void LiveEngine::run_worker(unsigned w) {
       uint32_t lens[kMaxBurst];
       for (uint16_t i = 0; i < n; ++i) lens[i] = burst[i]->pkt_len;
       const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, burst, n);
-      for (uint16_t i = 0; i < sent; ++i) t.count_tx(lens[i]);
-      for (uint16_t i = sent; i < n; ++i) pend[np++] = burst[i];
+      uint64_t bytes = 0;
+      for (uint16_t i = 0; i < sent; ++i) bytes += lens[i];
+      t.count_tx_burst(sent, bytes);
+      tx += sent;
+      for (uint16_t i = sent; i < n; ++i) {
+        wk.pending_len[port][np] = lens[i];
+        pend[np++] = burst[i];
+      }
     }
+    // Where the cycles went (OVS pmd-stats-show): one TSC read per loop.
+    const uint64_t end = rte_rdtsc();
+    ++stats.polls;
+    if (rx | tx) {
+      stats.busy_cycles += end - tsc;
+      ++stats.busy_polls;
+      stats.rx_packets += rx;
+      stats.tx_packets += tx;
+    } else {
+      stats.idle_cycles += end - tsc;
+    }
+    tsc = end;
   }
   dp_->worker_offline(w);
 }
@@ -196,9 +228,12 @@ void LiveEngine::wait() {
   if (!nworkers_on_main_) rte_eal_mp_wait_lcore();
 }
 
+uint64_t LiveEngine::tsc_to_ps(uint64_t tsc) const {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(tsc) * ps_mult_) >> 32);
+}
+
 uint64_t LiveEngine::now_ns() const {
-  return static_cast<uint64_t>(((static_cast<unsigned __int128>(rte_rdtsc()) * ps_mult_) >> 32) /
-                               1000);
+  return tsc_to_ps(rte_rdtsc()) / 1000;
 }
 
 Json LiveEngine::counters() const {

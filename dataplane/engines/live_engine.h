@@ -69,6 +69,7 @@ class LiveEngine {
  private:
   struct Worker;
   static int worker_main(void* arg);
+  uint64_t tsc_to_ps(uint64_t tsc) const;
   void run_worker(unsigned w);
 
   std::unique_ptr<Dataplane> dp_;

@@ -198,9 +198,10 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     ++stats_.events;
     const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
+    dp_->adopt(0);  // one thread: the epoch never changes under a replay, but this is the route
     for (uint16_t id : cfg.port_ids) {
       dp_->tx(id).sample_load(now_ps / 1000);
-      dp_->pfc_poll(id, now_ps / 1000);  // refreshes that fall due now
+      dp_->tx_poll(id, now_ps / 1000);  // refreshes that fall due now
     }
 
     if (departure) {
@@ -232,7 +233,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       // The departure released buffer: an ingress port may now owe its peer an XON.
       for (uint16_t id : cfg.port_ids) {
         if (id == port) continue;
-        dp_->pfc_poll(id, now_ps / 1000);
+        dp_->tx_poll(id, now_ps / 1000);
         const uint64_t next = dp_->next_tx_ps(id, now_ps);
         Sink& other = sinks[id];
         if (!other.scheduled || next < other.next_ps) {
@@ -257,7 +258,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     }
     refresh_sender(*in);
     for (uint16_t id : cfg.port_ids) {
-      dp_->pfc_poll(id, now_ps / 1000);  // the arrival may have crossed XOFF
+      dp_->tx_poll(id, now_ps / 1000);  // the arrival may have crossed XOFF
       Sink& sk = sinks[id];
       // A port with new work, or whose pause a received PFC frame just changed.
       const uint64_t next = dp_->next_tx_ps(id, now_ps);

@@ -1,7 +1,7 @@
 // Every counter the switch keeps, declared once. Readers (counters.json, the
-// console table, later the CLI and metrics) iterate these tables for names and
-// help text. Counters are plain uint64_t in per-lcore cache-aligned blocks,
-// summed on read (see CounterSet).
+// console table, rocelbctl, Prometheus, DPDK telemetry) iterate these tables
+// for names and help text. Counters live in per-lcore cache-aligned blocks
+// with one writer each (common/counter.h), summed on read.
 //
 // Accounting rule, checked by tests: for the whole switch
 //   Σrx_packets + Σgenerated = Σtx_packets + Σconsumed + Σdrops + queued
@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/counter.h"
 #include "dataplane/wire/parsed_packet.h"
+#include "pfc/wred.h"
 
 namespace rocelb {
 
@@ -63,7 +65,10 @@ namespace rocelb {
   X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)") \
   X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")           \
   X(pfc_watchdog_drop, "lossless queue in a PFC storm with action drop: flushed or refused")   \
-  X(tx_failed, "the device did not take the frame before the port stopped")
+  X(tx_failed, "the device did not take the frame before the port stopped")                    \
+  X(pause_inbox_full,                                                                          \
+    "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "  \
+    "to the port's transmitting worker found its inbox full")
 
 enum class DropReason : uint8_t {
 #define ROCELB_X(name, help) parse_##name,
@@ -110,13 +115,14 @@ inline constexpr CounterInfo kPortCounterInfo[] = {
 #undef ROCELB_X
 };
 
-// Counters one lcore keeps for one port.
+// Counters one lcore keeps for one port (that lcore is their one writer;
+// readers on other threads sum them: common/counter.h).
 struct alignas(64) PortCounters {
-  std::array<uint64_t, kNumPortCounters> c{};
-  std::array<uint64_t, kNumDropReasons> drops{};
-  uint64_t& operator[](PortCounter k) { return c[static_cast<int>(k)]; }
+  std::array<Counter, kNumPortCounters> c{};
+  std::array<Counter, kNumDropReasons> drops{};
+  Counter& operator[](PortCounter k) { return c[static_cast<int>(k)]; }
   uint64_t operator[](PortCounter k) const { return c[static_cast<int>(k)]; }
-  void drop(DropReason r) { ++drops[static_cast<int>(r)]; }
+  void drop(DropReason r, uint64_t n = 1) { drops[static_cast<int>(r)] += n; }
   uint64_t total_drops() const {
     uint64_t s = 0;
     for (auto d : drops) s += d;
@@ -144,9 +150,50 @@ struct alignas(64) PortCounters {
   X(dropped_packets, "packets refused by the queue (tail drop)") \
   X(dropped_bytes, "bytes refused by the queue (tail drop)")
 
+struct QueueCounters {
+#define ROCELB_X(name, help) Counter name;
+  ROCELB_QUEUE_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+  WredCounters wred;  // ECN marks and WRED drops of this queue (pfc/wred.h)
+  void add(const QueueCounters& o) {
+#define ROCELB_X(name, help) name += o.name;
+    ROCELB_QUEUE_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+    wred.add(o.wred);
+  }
+};
+
+struct QueueCounterInfo {
+  std::string_view name;
+  std::string_view help;
+  Counter QueueCounters::*field;
+};
+inline constexpr QueueCounterInfo kQueueCounters[] = {
+#define ROCELB_X(name, help) {#name, help, &QueueCounters::name},
+    ROCELB_QUEUE_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+};
+
 // Per group member, kept by the lcores that select.
 #define ROCELB_MEMBER_COUNTERS(X)                       \
   X(packets, "packets the group chose this member for") \
   X(bytes, "bytes the group chose this member for")
+
+struct MemberCounters {
+#define ROCELB_X(name, help) uint64_t name = 0;
+  ROCELB_MEMBER_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+};
+
+struct MemberCounterInfo {
+  std::string_view name;
+  std::string_view help;
+  uint64_t MemberCounters::*field;
+};
+inline constexpr MemberCounterInfo kMemberCounters[] = {
+#define ROCELB_X(name, help) {#name, help, &MemberCounters::name},
+    ROCELB_MEMBER_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+};
 
 }  // namespace rocelb

@@ -1,33 +1,54 @@
 // The running switch: the egress side of every port (eight queues, a
-// scheduler, a shaper, a transmit-load meter), counters per worker lcore, and
-// the current Epoch: the immutable config with, per worker, one
-// load-balancing engine per group. Both engines (replay, live) drive it the
-// same way: workers call process_burst() (pipeline.h) on received bursts,
-// and each port's owner calls dequeue() to take what the scheduler and
-// shaper allow right now.
+// scheduler, a shaper, a transmit-load meter, received-pause state), the
+// state each worker lcore owns, and the current Epoch: the immutable config
+// with, per worker, one load-balancing engine per group. Both engines
+// (replay, live) drive it the same way: at the top of its loop a worker
+// adopts the current epoch (adopt()), runs the pipeline on received bursts
+// (process_burst(), pipeline.h), and for each port it owns calls tx_poll()
+// and dequeue() to take what the scheduler and shaper allow right now.
 //
-// A new config is published by apply(): a new Epoch is built off the hot
-// path (engines of unchanged groups carried over, so their flowlets stay; a
-// group whose mode or knobs changed starts with a fresh flowlet table),
-// swapped in by one pointer store, and the old one freed after an RCU
-// (rte_rcu_qsbr) grace period: workers never see half a config, and no
-// packet is dropped for it.
+// One route for config: apply() builds a new Epoch off the hot path
+// (engines of unchanged groups carried over, so their flowlets stay; a group
+// whose mode or knobs changed starts with a fresh flowlet table), publishes
+// it with one pointer store, and frees the old one after an RCU
+// (rte_rcu_qsbr) grace period. A worker sees a new epoch only in adopt(),
+// where it also rebuilds what it derives from the config (its WRED markers;
+// the scheduler, shaper, dequeue-side WRED and watchdog knobs of the ports
+// it transmits). Nothing else reconfigures the hot path.
+//
+// One writer for every piece of state:
+//   WorkerState          its worker (readers sum its Counters)
+//   PortTx               the port's TX owner (set_tx_owner), including the
+//                        received-pause state: a PFC or PAUSE frame received
+//                        by another worker reaches the owner as a message
+//                        through the port's pause inbox (an MPSC ring)
+//   egress queue depths  atomic read-modify-write, once per burst per queue,
+//                        counted in before the hand-off (egress_queue.h)
+//   PFC held bytes       atomic read-modify-write, added before the hand-off
+//                        and released by the TX owner (pfc_generator.h)
+//   storm_drop           the port's TX owner (its watchdog); RX workers read
+//   load_bps             the port's TX owner publishes; RX workers read
 //
 // Knobs: ring capacity per queue, shaper burst (0 in replay).
-// Counters: per worker PortCounters, QueueCounters, LbEngineCounters; per port
-// tx counters owned by the transmitting lcore. snapshot() sums them.
+// Counters: per worker PortCounters, QueueCounters, WRED, LbEngineCounters
+// and LcoreStats; per port the TX owner's tx, PFC-sent, dequeue-WRED and
+// watchdog drop counters. snapshot() sums them.
 #pragma once
 
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include <array>
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "common/counter.h"
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/decision_log.h"
 #include "dataplane/forward/egress_queue.h"
+#include "dataplane/forward/lcore_stats.h"
 #include "dataplane/forward/port_scheduler.h"
 #include "dataplane/forward/shaper.h"
 #include "dataplane/forward/switch_config.h"
@@ -42,31 +63,29 @@ struct rte_rcu_qsbr;
 
 namespace rocelb {
 
-struct QueueCounters {
-  uint64_t enqueued_packets = 0, enqueued_bytes = 0, dropped_packets = 0, dropped_bytes = 0;
-  WredCounters wred;  // ECN marks and WRED drops of this queue
-};
-struct MemberCounters {
-  uint64_t packets = 0, bytes = 0;
-};
-// What one worker lcore owns across configs: its counters and its WRED
-// markers (RNG state per queue), rebuilt from each new config's profiles.
-// Only that lcore writes; readers sum.
+struct Epoch;
+
+// What one worker lcore owns: the epoch it runs on, its counters, its WRED
+// markers (RNG state per queue, rebuilt from each adopted config's
+// profiles) and the scratch its pipeline stages use. Only that lcore
+// writes; other threads read the counters.
 struct alignas(64) WorkerState {
+  const Epoch* epoch = nullptr;  // adopted at the top of the worker's loop
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
   std::array<std::array<WredMarker, kNumTrafficClasses>, kMaxPorts> wred{};
   std::array<std::array<WredCounters, kNumTrafficClasses>, kMaxPorts> wred_retired{};
-  uint64_t wred_generation = 0;  // the config the markers were built from
+  // Scratch of the pipeline stages, kept here so a burst does not
+  // initialise it: parse results, and one group's members per burst.
+  std::array<ParsedPacket, 32> parsed;
+  std::array<MemberPath, kMaxLbMembers> paths{};
+  LcoreStats lcore;
 };
 
 // One worker's load balancing under one config: per group its own engine
-// (flowlet table, RNG, DRILL memory: nothing shared across lcores) and the
-// MemberPath scratch the pipeline fills for it.
+// (flowlet table, RNG, DRILL memory: nothing shared across lcores).
 struct WorkerLb {
   std::vector<std::shared_ptr<LbEngine>> engines;  // per group
-  // Per group, one per member: scratch only this worker writes.
-  mutable std::vector<std::vector<MemberPath>> paths;
 };
 
 // Everything that changes with a config, published as one pointer.
@@ -75,6 +94,17 @@ struct Epoch {
   uint64_t generation = 0;
   std::vector<WorkerLb> workers;
 };
+
+// A PFC or 802.3x PAUSE frame received on a port, on its way to the port's
+// TX owner (the one writer of its pause state).
+struct PauseEvent {
+  uint64_t now_ns = 0;
+  std::array<uint16_t, kPfcPriorities> quanta{};  // PAUSE: quanta[0]
+  uint8_t class_enable = 0;                       // PFC: priorities the frame sets
+  uint8_t is_pause = 0;                           // 1: 802.3x PAUSE (every priority)
+  uint8_t pad[6] = {};
+};
+static_assert(sizeof(PauseEvent) == 32);
 
 // The egress side of one port, driven only by its transmitting lcore.
 struct PortTx {
@@ -85,27 +115,33 @@ struct PortTx {
   LoadMeter load{16'000, 16384};
   std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
   PauseReceiver pause;  // PFC received on this port: which of its classes may not send
+  rte_ring* pause_inbox = nullptr;  // PauseEvents from workers that are not the owner
   std::array<WredMarker, kNumTrafficClasses> wred_dequeue{};  // qos.ecn_mark: dequeue
   std::array<WredCounters, kNumTrafficClasses> wred_dequeue_retired{};
-  uint8_t blocked = 0;              // classes paused by received PFC (as of the last dequeue)
-  uint64_t applied_generation = 0;  // the epoch the owner configured this port from
-  bool pfc_pending = false;         // a PFC frame to send ahead of all data
+  uint8_t blocked = 0;  // classes paused by received PFC (as of the last dequeue)
+  bool pfc_pending = false;  // a PFC frame to send ahead of all data
   PfcFrameRequest pfc_request;
-  uint64_t pfc_frames_sent = 0;
-  uint64_t wred_dequeue_drops = 0;
   // PFC watchdog of each lossless class (the TX owner polls it).
   std::array<PfcWatchdog, kNumTrafficClasses> watchdog;
   uint64_t watchdog_next_ns = 0;
-  uint64_t watchdog_drops = 0;
   std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
-  alignas(64) uint64_t tx_packets = 0;
-  uint64_t tx_bytes = 0;
+  uint8_t storm_counted = 0;  // priorities this port counts in PfcGenerator storms
+  alignas(64) Counter tx_packets;
+  Counter tx_bytes;
+  Counter pfc_frames_sent;
+  Counter wred_dequeue_drops;
+  Counter watchdog_drops;
 
-  // Called by the engine once a frame is really on the wire (or in the pcap).
+  // The engine calls these once frames are really on the wire (or in the pcap).
   void count_tx(uint32_t bytes) {
     ++tx_packets;
     tx_bytes += bytes;
     load.on_tx(bytes + kWireOverheadBytes);  // wire bytes: a full link reads as its speed
+  }
+  void count_tx_burst(uint32_t packets, uint64_t bytes) {
+    tx_packets += packets;
+    tx_bytes += bytes;
+    load.on_tx(bytes + uint64_t{packets} * kWireOverheadBytes);
   }
   // Closes a load sampling interval if one has passed (the owner calls it).
   void sample_load(uint64_t now_ns) {
@@ -128,30 +164,56 @@ struct Snapshot {
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
   std::vector<LbEngineCounters> groups;  // per group, summed over lcores
   std::vector<MemberCounters> member;    // every group's members, flattened in group order
+  std::vector<LcoreStats> lcores;        // per worker
   uint64_t queued_packets = 0;
 };
 
 class Dataplane {
  public:
-  // Creates the egress queues (needs EAL). Throws std::runtime_error.
+  // Creates the egress queues (needs EAL). Every port is transmitted by
+  // worker 0 until set_tx_owner() says otherwise. Throws std::runtime_error.
   Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers, unsigned ring_capacity,
             uint64_t shaper_burst_ps);
   ~Dataplane();
 
-  // The current config (workers: load once per burst through epoch()).
+  // The published config (control threads; workers use their adopted epoch).
   const SwitchConfig& config() const { return *epoch().config; }
   const Epoch& epoch() const { return *epoch_.load(std::memory_order_acquire); }
   PortTx& tx(uint16_t port) { return *tx_[port]; }
   const PortTx& tx(uint16_t port) const { return *tx_[port]; }
   WorkerState& worker(unsigned i) { return *workers_[i]; }
+  const WorkerState& worker(unsigned i) const { return *workers_[i]; }
   unsigned num_workers() const { return static_cast<unsigned>(workers_.size()); }
+
+  // Which worker transmits `port` (set before the workers start).
+  void set_tx_owner(uint16_t port, unsigned worker) { owner_[port] = worker; }
+  unsigned tx_owner(uint16_t port) const { return owner_[port]; }
+
+  // Worker w, at the top of its loop: takes the published epoch if it is
+  // new, rebuilding what the worker derives from it. The one point where a
+  // worker's config changes.
+  const Epoch& adopt(unsigned w);
+
+  // A PFC or PAUSE frame received on `port` by worker w: applied at once
+  // when w transmits the port, else sent to the port's TX owner. False when
+  // the owner's inbox is full (the caller drops the frame: pause_inbox_full).
+  bool receive_pause(unsigned w, uint16_t port, const PauseEvent& ev);
+
+  // The port's TX owner, before dequeue(): applies received pause frames
+  // from its inbox and asks the PFC generator whether a PFC frame must go
+  // out on `port` now (then dequeue() sends it before any data).
+  void tx_poll(uint16_t port, uint64_t now_ns);
 
   // Takes up to `max` frames from `port` that may start by `now_ps`, in the
   // scheduler's order, charging the shaper; start_ps[i] gets each frame's
-  // first-bit time. The caller owns the mbufs and calls count_tx() for each
-  // frame it really transmits.
+  // first-bit time. The caller owns the mbufs and counts what it really
+  // transmits (PortTx::count_tx / count_tx_burst).
   uint16_t dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                    uint16_t max);
+
+  // When `port` should be looked at again after dequeue() at now_ps: the
+  // wire is free, or a received pause ends (UINT64_MAX: nothing queued).
+  uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const;
 
   // PFC generation: per (ingress port, priority) bytes held in egress
   // queues, XOFF/XON decisions. Always there, with or without a lossless
@@ -159,15 +221,8 @@ class Dataplane {
   PfcGenerator& pfc() const { return *pfc_; }
   // Where generated PFC frames come from (replay and live set their pool).
   void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
-  // The port's transmitting thread: asks the generator whether a PFC frame
-  // must go out on `port` now; if so dequeue() sends it before any data.
-  void pfc_poll(uint16_t port, uint64_t now_ns);
 
-  // When `port` should be looked at again after dequeue() at now_ps: the
-  // wire is free, or a received pause ends (UINT64_MAX: nothing queued).
-  uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const;
-
-  // Frees every queued mbuf; returns how many.
+  // Frees every queued mbuf (and pause messages); returns how many mbufs.
   uint64_t flush();
 
   Snapshot snapshot() const;
@@ -191,7 +246,12 @@ class Dataplane {
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
   void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
+  void rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cfg);
+  void apply_pause(PortTx& t, const SwitchConfig& cfg, uint16_t port, const PauseEvent& ev);
   void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns);
+  const SwitchConfig& owner_config(uint16_t port) const {
+    return *workers_[owner_[port]]->epoch->config;
+  }
 
   DecisionLog* log_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;
@@ -204,6 +264,7 @@ class Dataplane {
   // counters do not restart when its mode changes.
   std::vector<std::pair<std::string, LbEngineCounters>> retired_;
   std::array<std::unique_ptr<PortTx>, kMaxPorts> tx_{};
+  std::array<unsigned, kMaxPorts> owner_{};
   std::vector<std::unique_ptr<WorkerState>> workers_;
 };
 

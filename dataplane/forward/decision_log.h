@@ -41,11 +41,19 @@ class DecisionLog {
   void close();
   uint64_t lines() const { return lines_; }
 
+  // Scratch for the load-balancing stage while it traces one group's share
+  // of a burst: one decision and one flow key per packet.
+  static constexpr uint32_t kScratch = 32;
+  LbDecision* decisions() { return decisions_; }
+  FlowKey* keys() { return keys_; }
+
  private:
   std::string path_;
   std::FILE* f_ = nullptr;
   uint64_t base_ns_ = 0;
   uint64_t lines_ = 0;
+  LbDecision decisions_[kScratch];
+  FlowKey keys_[kScratch];
 };
 
 }  // namespace rocelb

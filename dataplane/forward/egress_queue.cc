@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "dataplane/forward/tsan.h"
+
 namespace rocelb {
 
 EgressQueue::~EgressQueue() {
@@ -13,19 +15,55 @@ EgressQueue::~EgressQueue() {
   }
 }
 
-void EgressQueue::init(const std::string& name, unsigned capacity, uint64_t limit_bytes) {
+void EgressQueue::init(const std::string& name, unsigned capacity) {
   ring_ = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY, RING_F_SC_DEQ);
   if (!ring_)
     throw std::runtime_error("cannot create egress queue " + name + ": " + rte_strerror(rte_errno));
-  set_limit(limit_bytes);
+}
+
+uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, uint32_t n,
+                                    uint64_t bytes, uint64_t limit) {
+  if (n == 0) return 0;
+  // Reserve first: the consumer may take these packets out the moment the
+  // ring has them, and must find them counted.
+  const uint64_t before = bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  uint32_t keep = n;
+  uint64_t kept = bytes;
+  // Another producer may have filled the queue since the caller read its
+  // depth: give back from the tail until the burst fits.
+  while (keep > 0 && before + kept > limit) kept -= len[--keep];
+  packets_.fetch_add(keep, std::memory_order_relaxed);
+  ROCELB_TSAN_RELEASE(ring_);
+  const uint32_t queued = keep ? rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts),
+                                                           keep, nullptr)
+                               : 0;
+  for (uint32_t i = queued; i < keep; ++i) kept -= len[i];  // ring full
+  if (kept != bytes) bytes_.fetch_sub(bytes - kept, std::memory_order_relaxed);
+  if (queued != keep) packets_.fetch_sub(keep - queued, std::memory_order_relaxed);
+  const uint64_t now = before + kept;
+  uint64_t wm = watermark_.load(std::memory_order_relaxed);
+  while (now > wm && !watermark_.compare_exchange_weak(wm, now, std::memory_order_relaxed)) {
+  }
+  return queued;
+}
+
+bool EgressQueue::refill() {
+  cache_pos_ = 0;
+  cache_len_ = 0;
+  cache_len_ =
+      rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(cache_), kCacheSize, nullptr);
+  if (cache_len_) ROCELB_TSAN_ACQUIRE(ring_);
+  return cache_len_ != 0;
 }
 
 uint64_t EgressQueue::flush() {
   uint64_t n = 0;
-  while (rte_mbuf* m = pop()) {
+  while (rte_mbuf* m = peek()) {
+    take();
     rte_pktmbuf_free(m);
     ++n;
   }
+  commit();
   return n;
 }
 

@@ -1,10 +1,24 @@
 // One egress queue: a (port, traffic class) FIFO of mbufs with live depth in
 // bytes and packets, a byte watermark and a tail-drop limit. Any lcore may
-// enqueue (multi-producer ring); only the port's transmitting lcore dequeues.
-// The consumer holds the head packet aside (peek) so the scheduler can see
-// its size; it still counts in the depth until popped.
+// hand packets over (multi-producer ring, whole bursts at a time); only the
+// port's transmitting lcore takes them out.
 //
-// Knobs: limit_bytes (qos.queue_limit / queue_limits), ring capacity.
+// Producer: enqueue_burst() reserves the burst's bytes and packets in the
+// depth counters first (one atomic add each), checks the limit against what
+// the add returned, then hands the mbufs to the ring with one burst enqueue.
+// Accounting comes before the hand-off, so the consumer can never take out
+// what was not yet counted in: the depth never wraps. What did not fit
+// (limit passed because another lcore filled the queue meanwhile, or ring
+// full) is returned from the tail of the burst, its reservation undone.
+//
+// Consumer: the owner keeps a small cache of mbufs dequeued from the ring in
+// one burst; peek() shows the head (the scheduler needs its size) and take()
+// takes it. Popped packets count in the depth until commit(), which
+// publishes a whole dequeue burst with one atomic subtract each;
+// own_depth_bytes() is the depth the owner sees meanwhile (without its
+// uncommitted pops). Cached packets still count in the depth.
+//
+// Knobs: limit (passed per burst from the epoch's config), ring capacity.
 // Counters: depth_bytes, depth_packets, watermark_bytes (any reader);
 //           dequeued_packets/bytes (consumer-owned). Enqueue and drop counts
 //           are per lcore (counters.h).
@@ -17,53 +31,71 @@
 #include <cstdint>
 #include <string>
 
+#include "common/counter.h"
+
 namespace rocelb {
 
 class EgressQueue {
  public:
+  static constexpr unsigned kCacheSize = 32;
+
   EgressQueue() = default;
   ~EgressQueue();
   EgressQueue(const EgressQueue&) = delete;
   EgressQueue& operator=(const EgressQueue&) = delete;
 
   // Throws std::runtime_error if the ring cannot be created.
-  void init(const std::string& name, unsigned capacity, uint64_t limit_bytes);
-  void set_limit(uint64_t limit_bytes) { limit_.store(limit_bytes, std::memory_order_relaxed); }
-  uint64_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  void init(const std::string& name, unsigned capacity);
 
-  // Producer side. False: over the limit or ring full; the caller still owns m.
-  bool enqueue(rte_mbuf* m) {
-    const uint64_t len = m->pkt_len;
-    const uint64_t before = bytes_.fetch_add(len, std::memory_order_relaxed);
-    if (before + len > limit_.load(std::memory_order_relaxed) ||
-        rte_ring_mp_enqueue(ring_, m) != 0) {
-      bytes_.fetch_sub(len, std::memory_order_relaxed);
-      return false;
-    }
-    packets_.fetch_add(1, std::memory_order_relaxed);
-    uint64_t now = before + len;
-    uint64_t wm = watermark_.load(std::memory_order_relaxed);
-    while (now > wm && !watermark_.compare_exchange_weak(wm, now, std::memory_order_relaxed)) {
-    }
-    return true;
+  // Producer side: hands over pkts[0..n) whose lengths sum to `bytes`
+  // (each len[i]), keeping the depth at or under `limit` bytes. Returns how
+  // many from the front were queued; the caller still owns the rest.
+  uint32_t enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, uint32_t n, uint64_t bytes,
+                         uint64_t limit);
+
+  // One packet (tests, tools): enqueue_burst of one.
+  bool enqueue(rte_mbuf* m, uint64_t limit = UINT64_MAX) {
+    const uint32_t len = m->pkt_len;
+    return enqueue_burst(&m, &len, 1, len, limit) == 1;
   }
 
-  // Consumer side.
+  // Consumer side (the port's TX owner).
   rte_mbuf* peek() {
-    if (!head_ && rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&head_)) != 0)
-      head_ = nullptr;
-    return head_;
+    if (cache_pos_ == cache_len_) {
+      // Everything counted in is in our hands already: no need to look at
+      // the ring (its tail is on a line producers write; this is one load).
+      if (packets_.load(std::memory_order_relaxed) == popped_packets_) return nullptr;
+      if (!refill()) return nullptr;
+    }
+    return cache_[cache_pos_];
   }
-  rte_mbuf* pop() {
-    rte_mbuf* m = peek();
-    if (!m) return nullptr;
-    head_ = nullptr;
-    bytes_.fetch_sub(m->pkt_len, std::memory_order_relaxed);
-    packets_.fetch_sub(1, std::memory_order_relaxed);
-    ++dequeued_packets_;
-    dequeued_bytes_ += m->pkt_len;
+  // Takes the head peek() showed (it must have shown one).
+  rte_mbuf* take() {
+    rte_mbuf* m = cache_[cache_pos_++];
+    popped_bytes_ += m->pkt_len;
+    ++popped_packets_;
     return m;
   }
+  // Publishes the pops since the last commit.
+  void commit() {
+    if (popped_packets_ == 0) return;
+    bytes_.fetch_sub(popped_bytes_, std::memory_order_relaxed);
+    packets_.fetch_sub(popped_packets_, std::memory_order_relaxed);
+    dequeued_packets_ += popped_packets_;
+    dequeued_bytes_ += popped_bytes_;
+    popped_bytes_ = 0;
+    popped_packets_ = 0;
+  }
+  // One packet (tests, flushes): peek, take and commit; null when empty.
+  rte_mbuf* pop() {
+    if (!peek()) return nullptr;
+    rte_mbuf* m = take();
+    commit();
+    return m;
+  }
+  // Depth as the consumer sees it: without what it took and not committed.
+  uint64_t own_depth_bytes() const { return depth_bytes() - popped_bytes_; }
+  // Nothing queued, committed pops taken into account (any thread).
   bool empty() const { return packets_.load(std::memory_order_relaxed) == 0; }
 
   // Frees everything queued (consumer side; used at shutdown and by tests).
@@ -77,14 +109,21 @@ class EgressQueue {
   uint64_t dequeued_bytes() const { return dequeued_bytes_; }
 
  private:
+  bool refill();
+
   rte_ring* ring_ = nullptr;
-  rte_mbuf* head_ = nullptr;
-  std::atomic<uint64_t> limit_{0};
+  // Shared: producers add, the consumer subtracts (atomic read-modify-write).
   alignas(64) std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> packets_{0};
   std::atomic<uint64_t> watermark_{0};
-  alignas(64) uint64_t dequeued_packets_ = 0;
-  uint64_t dequeued_bytes_ = 0;
+  // The consumer's own.
+  alignas(64) rte_mbuf* cache_[kCacheSize];
+  uint32_t cache_pos_ = 0;
+  uint32_t cache_len_ = 0;
+  uint64_t popped_bytes_ = 0;
+  uint64_t popped_packets_ = 0;
+  Counter dequeued_packets_;
+  Counter dequeued_bytes_;
 };
 
 }  // namespace rocelb

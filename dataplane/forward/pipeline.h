@@ -1,9 +1,8 @@
-// The per-packet path of the switch, one burst at a time:
-//   parse → accept (destination MAC) → consume PFC/PAUSE, answer ARP, IPv6
-//   Neighbor Solicitation and echo requests for the switch's addresses →
-//   route (LPM, bulk) → next hop (neighbor or group member by the LB mode) →
-//   rewrite (MACs, TTL/hop limit, IPv4 checksum) → classify (DSCP/PCP → class)
-//   → enqueue on (egress port, class) or drop with a named reason.
+// The per-packet path of the switch, one burst at a time, as named stages
+// over arrays (stages.h):
+//   parse → local traffic (PFC/PAUSE, ARP, NDP, echo) → route (bulk LPM) →
+//   balance (one engine call per group) → rewrite → enqueue (grouped by
+//   egress port and class, one hand-off per group).
 // Every mbuf handed in ends enqueued or freed, and is counted exactly once.
 // No allocation, logging, exceptions or locks.
 #pragma once
@@ -13,13 +12,13 @@
 #include <cstdint>
 
 #include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/stages.h"
 
 namespace rocelb {
 
-inline constexpr uint16_t kMaxBurst = 32;
-
 // Processes up to kMaxBurst frames received on `in_port` at `now_ns`
-// (virtual time in replay, TSC time live). `worker` selects the counter block.
+// (virtual time in replay, TSC time live) on worker `worker`, under the
+// epoch that worker adopted (Dataplane::adopt).
 void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
                    uint64_t now_ns);
 

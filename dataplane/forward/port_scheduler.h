@@ -77,6 +77,17 @@ class PortScheduler {
     return -1;
   }
 
+  // After pick() returned c and its head was sent: may c send its next
+  // packet of `bytes` too, as a new pick() would decide (its deficit charged
+  // if so)? Lets the TX path drain a class in one go. Strict classes always
+  // may; a higher class that filled meanwhile waits for the next pick().
+  bool again(int c, uint32_t bytes) {
+    if ((strict_mask_ >> c) & 1) return true;
+    if (c != cur_ || bytes > deficit_[c]) return false;
+    deficit_[c] -= bytes;
+    return true;
+  }
+
   // Tells the scheduler its last pick was sent and the queue may now be empty.
   void sent(int c, bool queue_now_empty) {
     if (queue_now_empty && !((strict_mask_ >> c) & 1)) {

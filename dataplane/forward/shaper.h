@@ -22,16 +22,19 @@ namespace rocelb {
 class Shaper {
  public:
   void configure(uint64_t speed_bps, uint64_t burst_ps) {
-    speed_bps_ = speed_bps;
+    speed_bps_ = speed_bps ? speed_bps : 1;
     burst_ps_ = burst_ps;
+    // Common speeds divide 8e12 exactly: a multiply then gives the same
+    // picoseconds as the division, at a fraction of its cost.
+    ps_per_byte_ = kPsBits % speed_bps_ == 0 ? kPsBits / speed_bps_ : 0;
   }
   uint64_t speed_bps() const { return speed_bps_; }
 
   // Picoseconds a frame of `bytes` holds the wire.
   uint64_t wire_ps(uint32_t bytes) const {
+    if (ps_per_byte_) return uint64_t{bytes + kWireOverheadBytes} * ps_per_byte_;
     return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull) /
-        speed_bps_);
+        (static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * kPsBits) / speed_bps_);
   }
   bool can_send(uint64_t now_ps) const { return wire_free_ps_ <= now_ps + burst_ps_; }
   // Earliest time a frame may start.
@@ -47,7 +50,9 @@ class Shaper {
   uint64_t wire_free_ps() const { return wire_free_ps_; }
 
  private:
+  static constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;  // bits per byte × ps per s
   uint64_t speed_bps_ = 1;
+  uint64_t ps_per_byte_ = 0;  // 8e12 / speed when exact, else 0
   uint64_t burst_ps_ = 0;
   uint64_t wire_free_ps_ = 0;
 };

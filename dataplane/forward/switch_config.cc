@@ -98,6 +98,15 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     sc->port_ids.push_back(p.id);
   }
 
+  const LosslessParams& l = params.qos.lossless;
+  std::array<uint64_t, kMaxPorts> speeds{};
+  for (uint16_t id : sc->port_ids) speeds[id] = sc->ports[id].speed_bps;
+  sc->qos.pfc = PfcConfig::build(l.pfc, speeds);
+  sc->qos.wred = l.wred;
+  sc->qos.mark_at_enqueue = l.ecn_mark == EcnMarkPoint::kEnqueue;
+  sc->qos.watchdog = l.watchdog;
+  sc->qos.seed = params.sw.hash_seed;
+
   sc->neighbors = NeighborTable(params.neighbors.size() + 2 * params.ports.size());
   for (const auto& n : params.neighbors) {
     NeighborEntry e;
@@ -121,6 +130,7 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.spec.knobs = g.knobs;
     gc.spec.seed = params.sw.hash_seed;
     gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill;
+    gc.depth_whole_port = g.knobs.quality.depth == QueueDepthSource::kPort;
     for (const auto& m : g.members) {
       const NeighborParams* n = params.find_neighbor(m.via);
       if (!n)
@@ -134,6 +144,10 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
       gc.members.push_back(gm);
       gc.spec.weights.push_back(m.weight);
       PortConfig& pc = sc->ports[n->port];
+      MemberPath path;
+      path.speed_bps = pc.speed_bps;
+      path.up = pc.admin_up;
+      gc.paths.push_back(path);
       if (!port_has_group[n->port] || g.knobs.sampling_interval_ns < pc.load_interval_ns) {
         pc.load_interval_ns = g.knobs.sampling_interval_ns;
         pc.load_alpha_q16 = g.knobs.quality.load_alpha_q16;

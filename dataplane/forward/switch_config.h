@@ -1,8 +1,11 @@
 // The immutable, precomputed config the dataplane runs on (tier two of
-// Params → Config → State, DESIGN.md): per-port speed, MAC, addresses and
-// scheduler; the route tables; neighbors; next hops; groups; the QoS maps.
-// Built from validated ConfigParams by SwitchConfig::build(); never changed
-// afterwards, so any number of lcores read it without locks.
+// Params → Config → State): per-port speed, MAC, addresses, scheduler and
+// queue limits; the route tables; neighbors; next hops; groups with their
+// members' static path state; the QoS maps; and QosConfig, everything the
+// hot path needs of PFC, WRED/ECN and the watchdog. Built from validated
+// ConfigParams by SwitchConfig::build(); never changed afterwards, so any
+// number of lcores read it without locks. The hot path reads only these
+// precomputed fields, never `params` (kept for views and for the next build).
 #pragma once
 
 #include <array>
@@ -16,6 +19,7 @@
 #include "dataplane/forward/route_table.h"
 #include "lb/flow_hash.h"
 #include "lb/lb_engine.h"
+#include "pfc/pfc_config.h"
 
 namespace rocelb {
 
@@ -67,7 +71,20 @@ struct GroupConfig {
   std::string name;
   LbGroupSpec spec;  // mode, hash, weights, knobs, seed: what each lcore's LbEngine is built from
   std::vector<GroupMember> members;
+  // Per member, what does not change with traffic: speed and up (admin
+  // status). A worker copies it into its scratch and adds depth and load.
+  std::vector<MemberPath> paths;
   bool needs_depth = false;  // the mode reads queue depth and load (quality modes, drill)
+  bool depth_whole_port = false;  // quality.depth: port (else the packet's class queue)
+};
+
+// What the hot path needs of lossless QoS, precomputed from qos.*.
+struct QosConfig {
+  PfcConfig pfc;  // lossless mask, thresholds, pause time, headroom per port
+  std::array<WredProfile, kNumTrafficClasses> wred{};  // qos.wred.<class>
+  bool mark_at_enqueue = true;                         // qos.ecn_mark (else at dequeue)
+  WatchdogParams watchdog;                             // qos.pfc_watchdog
+  uint64_t seed = 0;  // switch.hash_seed: the WRED markers' seeds derive from it
 };
 
 class SwitchConfig {
@@ -94,6 +111,7 @@ class SwitchConfig {
   std::array<uint8_t, 64> dscp_to_tc{};
   std::array<uint8_t, 8> pcp_to_tc{};
   uint8_t default_tc = 0;
+  QosConfig qos;
 };
 
 }  // namespace rocelb

@@ -89,7 +89,7 @@ Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["port"] = id;
       q["name"] = pc.name;
       q["tc"] = tc;
-      q["lossless"] = dp.pfc().lossless(static_cast<uint8_t>(tc));
+      q["lossless"] = cfg.qos.pfc.lossless(static_cast<uint8_t>(tc));
       q["scheduler"] = strict ? "strict" : "dwrr";
       q["weight"] = strict ? 0u : sp.weight[static_cast<size_t>(tc)];
       q["paused"] = ((paused >> tc) & 1) != 0;
@@ -97,7 +97,7 @@ Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["depth_packets"] = eq.depth_packets();
       q["depth_bytes"] = eq.depth_bytes();
       q["watermark_bytes"] = eq.watermark_bytes();
-      q["limit_bytes"] = eq.limit();
+      q["limit_bytes"] = pc.queue_limit[static_cast<size_t>(tc)];
       for (const char* k :
            {"enqueued_packets", "enqueued_bytes", "dequeued_packets", "dequeued_bytes",
             "dropped_packets", "dropped_bytes", "wred_ecn_marked_packets"})
@@ -126,9 +126,9 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
   th["dynamic_th"] = l.pfc.dynamic_th;
   th["xon_offset_bytes"] = l.pfc.xon_offset_bytes;
   th["shared_buffer_bytes"] = l.pfc.shared_buffer_bytes;
-  th["xoff_now_bytes"] = gen.xoff_threshold();
-  th["xon_now_bytes"] = gen.xon_threshold();
-  th["total_held_bytes"] = gen.total_held_bytes();
+  th["xoff_now_bytes"] = gen.xoff_threshold(cfg.qos.pfc);
+  th["xon_now_bytes"] = gen.xon_threshold(cfg.qos.pfc);
+  th["total_held_bytes"] = gen.total_held_bytes(cfg.qos.pfc);
   j["thresholds"] = std::move(th);
   Json wd;
   wd["enabled"] = l.watchdog.enabled;
@@ -147,7 +147,7 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
     Json p;
     p["port"] = id;
     p["name"] = cfg.ports[id].name;
-    p["headroom_bytes"] = gen.headroom_bytes(id);
+    p["headroom_bytes"] = cfg.qos.pfc.headroom_bytes[id];
     Json prios = Json::array();
     for (int prio = 0; prio < kPfcPriorities; ++prio) {
       Json q;

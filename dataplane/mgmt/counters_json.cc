@@ -41,7 +41,7 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
       jq["depth_packets"] = eq.depth_packets();
       jq["depth_bytes"] = eq.depth_bytes();
       jq["watermark_bytes"] = eq.watermark_bytes();
-      jq["limit_bytes"] = eq.limit();
+      jq["limit_bytes"] = pc.queue_limit[static_cast<size_t>(q)];
       for (const WredCounterInfo& info : kWredCounters)
         jq[std::string(info.name)] = qc.wred.*(info.field);
       queues.push_back(jq);
@@ -95,8 +95,8 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
       jm["via"] = to_string(g.members[i].via);
       jm["port"] = g.members[i].port;
       jm["weight"] = g.members[i].weight;
-      jm["packets"] = i < lc.member_packets.size() ? lc.member_packets[i] : 0;
-      jm["bytes"] = i < lc.member_bytes.size() ? lc.member_bytes[i] : 0;
+      jm["packets"] = i < lc.member_packets.size() ? lc.member_packets[i].load() : 0;
+      jm["bytes"] = i < lc.member_bytes.size() ? lc.member_bytes[i].load() : 0;
       members.push_back(jm);
     }
     jg["members"] = members;

@@ -12,6 +12,11 @@ namespace rocelb {
 
 using Json = nlohmann::ordered_json;
 
+// Counters render as their value.
+inline void to_json(Json& j, const Counter& c) {
+  j = c.load();
+}
+
 // Per-port, per-queue, per-group counters and the conservation totals.
 // `queue_state` supplies live depth/watermark/dequeued from the Dataplane.
 // now_ns: the dataplane's clock now (pauses still running count up to it).

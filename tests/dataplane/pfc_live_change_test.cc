@@ -27,10 +27,11 @@ class PfcLiveChange : public test::DpdkTest {
   }
   void apply(const std::vector<std::string>& sets) {
     dp_->apply(SwitchConfig::build(test::default_params(sets), &dp_->config()));
+    dp_->adopt(0);  // as a worker does at the top of its loop
   }
   // The PFC frame port 0 sends now, if any.
   std::optional<PfcFrame> pfc_out(uint64_t now_ns) {
-    dp_->pfc_poll(0, now_ns);
+    dp_->tx_poll(0, now_ns);
     rte_mbuf* out[1];
     uint64_t start[1];
     if (dp_->dequeue(0, now_ns * 1000, out, start, 1) != 1) return std::nullopt;
@@ -60,14 +61,14 @@ TEST_F(PfcLiveChange, ClassMadeLosslessUnderTrafficPausesThenReleases) {
     process_burst(*dp_, 0, 0, &m, 1, 0);
   }
   ASSERT_EQ(dp_->tx(3).queues[0].depth_packets(), 10u);
-  EXPECT_FALSE(dp_->pfc().lossless(0));
+  EXPECT_FALSE(dp_->config().qos.pfc.lossless(0));
   // Held even while lossy: exactly what is queued.
   EXPECT_EQ(dp_->pfc().held_bytes(0, 0), dp_->tx(3).queues[0].depth_bytes());
   EXPECT_GT(dp_->pfc().held_bytes(0, 0), 9'000u);
   EXPECT_FALSE(pfc_out(10).has_value());  // lossy: no PFC
 
   apply({"qos.pfc.xoff=4KB", "qos.pfc.xon=2KB", "qos.pfc_enable=[0,3]"});
-  EXPECT_TRUE(dp_->pfc().lossless(0));
+  EXPECT_TRUE(dp_->config().qos.pfc.lossless(0));
   const auto xoff = pfc_out(20);
   ASSERT_TRUE(xoff.has_value());
   EXPECT_EQ(xoff->class_enable, 1u);  // priority 0, paused at once: ~10 KB > 4 KB
@@ -79,7 +80,7 @@ TEST_F(PfcLiveChange, ClassMadeLosslessUnderTrafficPausesThenReleases) {
   ASSERT_TRUE(xon.has_value());
   EXPECT_EQ(xon->class_enable, 1u);
   EXPECT_EQ(xon->quanta[0], 0);
-  EXPECT_EQ(dp_->pfc().total_held_bytes(), 0u);
+  EXPECT_EQ(dp_->pfc().total_held_bytes(dp_->config().qos.pfc), 0u);
 }
 
 TEST_F(PfcLiveChange, ClassMadeLossyWhilePausedSendsXon) {
@@ -114,7 +115,7 @@ TEST_F(PfcLiveChange, ThresholdRaisedReleasesAtTheNextPoll) {
   }
   ASSERT_TRUE(pfc_out(10).has_value());
   apply({"qos.pfc.xoff=40KB", "qos.pfc.xon=20KB", "qos.pfc_enable=[0,3]"});
-  EXPECT_EQ(dp_->pfc().xoff_threshold(), 40'000u);
+  EXPECT_EQ(dp_->pfc().xoff_threshold(dp_->config().qos.pfc), 40'000u);
   const auto xon = pfc_out(20);  // 10 KB is below the new XON
   ASSERT_TRUE(xon.has_value());
   EXPECT_EQ(xon->quanta[0], 0);

@@ -125,10 +125,12 @@ TEST_F(Scheduler, DeparturesAreExactlyBackToBackAtPortSpeed) {
 TEST_F(Scheduler, TailDropAtTheByteLimitAndWatermark) {
   make_dataplane(test::default_params({"qos.queue_limit=5000", "qos.pfc_enable=[]"}));
   EgressQueue& q = dp_->tx(5).queues[3];
-  EXPECT_TRUE(q.enqueue(mbuf_of_size(2000)));
-  EXPECT_TRUE(q.enqueue(mbuf_of_size(3000)));
+  const uint64_t limit = dp_->config().ports[5].queue_limit[3];
+  EXPECT_EQ(limit, 5000u);
+  EXPECT_TRUE(q.enqueue(mbuf_of_size(2000), limit));
+  EXPECT_TRUE(q.enqueue(mbuf_of_size(3000), limit));
   rte_mbuf* extra = mbuf_of_size(64);
-  EXPECT_FALSE(q.enqueue(extra));  // 5064 > 5000
+  EXPECT_FALSE(q.enqueue(extra, limit));  // 5064 > 5000
   rte_pktmbuf_free(extra);
   EXPECT_EQ(q.depth_bytes(), 5000u);
   EXPECT_EQ(q.depth_packets(), 2u);

@@ -110,8 +110,11 @@ TEST(LbEngine, TracingChangesNoChoice) {
   }
 }
 
-TEST(LbEngine, BurstDecidesLikeSingleCalls) {
+// A burst decides as single calls would if each saw the packets before it
+// queued on their members (the modes that compare depths see that growth).
+TEST(LbEngine, BurstDecidesLikeSingleCallsThatSeeTheBurstQueueUp) {
   for (LbMode mode : kAllModes) {
+    const bool reads_depth = uses_quality(mode) || mode == LbMode::kDrill;
     LbEngine a(spec_of(mode, 4), 0), b(spec_of(mode, 4), 0);
     Workload w(4);
     std::vector<uint32_t> bytes(32, 1500), out(32);
@@ -121,14 +124,18 @@ TEST(LbEngine, BurstDecidesLikeSingleCalls) {
       std::vector<uint32_t> h(32);
       for (uint32_t i = 0; i < 32; ++i) h[i] = w.hash(burst * 32 + i);
       const uint64_t now = burst * 3000;
-      a.select_burst(h.data(), bytes.data(), 32, now, w.paths.data(), out.data(),
+      std::vector<MemberPath> pa = w.paths, pb = w.paths;
+      a.select_burst(h.data(), bytes.data(), 32, now, pa.data(), out.data(),
                      burst % 2 ? traces.data() : nullptr);
       for (uint32_t i = 0; i < 32; ++i) {
-        ASSERT_EQ(b.select(h[i], 1500, now, w.paths.data(), nullptr), out[i]) << to_string(mode);
+        const uint32_t m = b.select(h[i], 1500, now, pb.data(), nullptr);
+        ASSERT_EQ(m, out[i]) << to_string(mode);
+        if (reads_depth) pb[m].queue_bytes += 1500;
         if (burst % 2) {
           ASSERT_EQ(traces[i].member, out[i]);
         }
       }
+      for (size_t k = 0; k < pa.size(); ++k) ASSERT_EQ(pa[k].queue_bytes, pb[k].queue_bytes);
     }
     EXPECT_EQ(a.counters().member_bytes, b.counters().member_bytes);
     EXPECT_EQ(a.counters().decisions, 6400u);
@@ -145,14 +152,33 @@ TEST(LbEngine, CountersTableNamesEveryCounter) {
   EXPECT_TRUE(names.count("flowlets_created"));
   EXPECT_TRUE(names.count("flowlet_collisions"));
   LbEngineCounters a, b;
-  a.member_packets = {1, 2};
-  a.member_bytes = {10, 20};
+  a.member_packets = {Counter{1}, Counter{2}};
+  a.member_bytes = {Counter{10}, Counter{20}};
   a.flowlets_created = 3;
   b.add(a);
   b.add(a);
   EXPECT_EQ(b.flowlets_created, 6u);
-  EXPECT_EQ(b.member_bytes, (std::vector<uint64_t>{20, 40}));
+  ASSERT_EQ(b.member_bytes.size(), 2u);
+  EXPECT_EQ(b.member_bytes[0], 20u);
+  EXPECT_EQ(b.member_bytes[1], 40u);
   EXPECT_EQ(b.*kLbCounters[2].field, 6u);
+}
+
+// DRILL reads every member's depth once per burst; the burst's own packets
+// must still spread rather than all follow the shortest queue of the moment.
+TEST(LbEngine, DrillSpreadsOneBurstOverIdleMembers) {
+  LbEngine e(spec_of(LbMode::kDrill, 4), 0);
+  std::vector<MemberPath> paths(4);
+  for (auto& p : paths) p.speed_bps = 100'000'000'000ull;
+  std::vector<uint32_t> h(32), bytes(32, 1024), out(32);
+  for (uint32_t i = 0; i < 32; ++i) h[i] = i * 2654435761u;
+  e.select_burst(h.data(), bytes.data(), 32, 1000, paths.data(), out.data(), nullptr);
+  std::vector<int> per(4);
+  for (uint32_t m : out) ++per[m];
+  for (int k = 0; k < 4; ++k) EXPECT_GE(per[k], 4) << "member " << k;
+  uint64_t total = 0;
+  for (const auto& p : paths) total += p.queue_bytes;
+  EXPECT_EQ(total, 32u * 1024);
 }
 
 TEST(LbEngine, RefusesBadSpecs) {

@@ -23,7 +23,8 @@ std::vector<uint64_t> spray_elephant(LbMode mode, uint32_t n) {
     paths[m].queue_bytes += 4096;
     for (auto& p : paths) p.queue_bytes -= std::min<uint64_t>(p.queue_bytes, 1024);
   }
-  return e.counters().member_packets;
+  const auto& c = e.counters().member_packets;
+  return std::vector<uint64_t>(c.begin(), c.end());
 }
 
 TEST(PerPacketEngine, ElephantSpreadWithinFivePercent) {

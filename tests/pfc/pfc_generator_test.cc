@@ -1,6 +1,8 @@
 // PfcGenerator: static and dynamic thresholds with their hysteresis (XOFF
 // once, refresh at half the pause while above XON, XON once below), headroom
-// sizing and admission, suppression by the watchdog, and exact counters.
+// sizing and admission, suppression by the watchdog's storms, and exact
+// counters. The knobs come in a PfcConfig with every call, as the dataplane
+// passes its epoch's; Gen below keeps one next to the generator.
 #include "pfc/pfc_generator.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "pfc/pfc_frame.h"
+
+#include <span>
 
 namespace rocelb {
 namespace {
@@ -42,10 +46,51 @@ PfcParams dynamic_params(int8_t th, uint64_t shared, uint64_t xon_offset) {
   return p;
 }
 
+enum class Admit { kAdmitted, kNotLossless, kDropped };
+
+// A generator and the config the dataplane would pass it (its epoch's).
+// reconfigure() is a new epoch: a new PfcConfig, the same generator state.
+struct Gen {
+  Gen(const PfcParams& p, std::span<const uint64_t> speeds,
+      uint32_t max_frame = PfcConfig::kDefaultMaxFrameBytes)
+      : cfg(PfcConfig::build(p, speeds, max_frame)), g(static_cast<uint16_t>(speeds.size())) {}
+  void reconfigure(const PfcParams& p, std::span<const uint64_t> speeds) {
+    cfg = PfcConfig::build(p, speeds);
+  }
+  void add(uint16_t port, uint8_t prio, uint64_t b) { g.add(port, prio, b); }
+  void release(uint16_t port, uint8_t prio, uint64_t b) { g.release(port, prio, b); }
+  // What the enqueue stage does with admit_limit for one packet.
+  Admit admit(uint16_t port, uint8_t prio, uint32_t bytes) {
+    if (port >= g.num_ports() || !cfg.lossless(prio)) return Admit::kNotLossless;
+    if (g.held_bytes(port, prio) + bytes <= g.admit_limit(cfg, port, prio)) return Admit::kAdmitted;
+    g.count_lossless_drops(port, prio, 1);
+    return Admit::kDropped;
+  }
+  bool lossless(uint8_t prio) const { return cfg.lossless(prio); }
+  uint64_t headroom_bytes(uint16_t port) const { return cfg.headroom_bytes[port]; }
+  uint64_t next_poll_ns(uint16_t port, uint64_t now) const {
+    return g.next_poll_ns(cfg, port, now);
+  }
+  uint64_t held_bytes(uint16_t port, uint8_t prio) const { return g.held_bytes(port, prio); }
+  uint64_t total_held_bytes() const { return g.total_held_bytes(cfg); }
+  uint64_t xoff_threshold() const { return g.xoff_threshold(cfg); }
+  uint64_t xon_threshold() const { return g.xon_threshold(cfg); }
+  uint8_t asserted_mask(uint16_t port) const { return g.asserted_mask(port); }
+  uint64_t xoff_asserted_ns(uint16_t port, uint8_t prio, uint64_t now) const {
+    return g.xoff_asserted_ns(port, prio, now);
+  }
+  PfcTxCounters counters(uint16_t port, uint8_t prio, uint64_t now) const {
+    return g.counters(port, prio, now);
+  }
+
+  PfcConfig cfg;
+  PfcGenerator g;
+};
+
 // Polls and returns the frame, or an empty request (class_enable 0).
-PfcFrameRequest poll(PfcGenerator& g, uint16_t port, uint64_t now, uint64_t speed = k100G) {
+PfcFrameRequest poll(Gen& g, uint16_t port, uint64_t now) {
   PfcFrameRequest r;
-  if (!g.poll(port, now, speed, r)) return PfcFrameRequest{};
+  if (!g.g.poll(g.cfg, port, now, r)) return PfcFrameRequest{};
   EXPECT_NE(r.class_enable, 0);
   return r;
 }
@@ -53,26 +98,26 @@ PfcFrameRequest poll(PfcGenerator& g, uint16_t port, uint64_t now, uint64_t spee
 TEST(PfcGenerator, HeadroomFormula) {
   // 100 m at 100 Gb/s, 1 µs response: (2 × 500 + 1000) ns × 12.5 B/ns = 25000,
   // + 2 × (9216 + 20) + 84 + 9216.
-  EXPECT_EQ(PfcGenerator::headroom_for(k100G, 100, 1000, 9216), 25'000u + 18'472 + 84 + 9'216);
+  EXPECT_EQ(PfcConfig::headroom_for(k100G, 100, 1000, 9216), 25'000u + 18'472 + 84 + 9'216);
   // 3 m at 25 Gb/s, 500 ns, 1518-byte frames: 530 ns × 3.125 B/ns = 1656.25 -> 1657.
-  EXPECT_EQ(PfcGenerator::headroom_for(k25G, 3, 500, 1518), 1'657u + 3'076 + 84 + 1'518);
-  EXPECT_EQ(PfcGenerator::headroom_for(0, 100, 1000, 1500), 3'040u + 84 + 1'500);
+  EXPECT_EQ(PfcConfig::headroom_for(k25G, 3, 500, 1518), 1'657u + 3'076 + 84 + 1'518);
+  EXPECT_EQ(PfcConfig::headroom_for(0, 100, 1000, 1500), 3'040u + 84 + 1'500);
   // The generator uses it per port when headroom is auto, the configured value otherwise.
   PfcParams p = static_params(100'000, 50'000);
   const std::vector<uint64_t> speeds = {k100G, k25G};
-  PfcGenerator auto_hr(p, speeds);
-  EXPECT_EQ(auto_hr.headroom_bytes(0), PfcGenerator::headroom_for(k100G, 100, 1000, 9216));
-  EXPECT_EQ(auto_hr.headroom_bytes(1), PfcGenerator::headroom_for(k25G, 100, 1000, 9216));
-  PfcGenerator small_frames(p, speeds, 1518);
-  EXPECT_EQ(small_frames.headroom_bytes(0), PfcGenerator::headroom_for(k100G, 100, 1000, 1518));
+  Gen auto_hr(p, speeds);
+  EXPECT_EQ(auto_hr.headroom_bytes(0), PfcConfig::headroom_for(k100G, 100, 1000, 9216));
+  EXPECT_EQ(auto_hr.headroom_bytes(1), PfcConfig::headroom_for(k25G, 100, 1000, 9216));
+  Gen small_frames(p, speeds, 1518);
+  EXPECT_EQ(small_frames.headroom_bytes(0), PfcConfig::headroom_for(k100G, 100, 1000, 1518));
   p.headroom_bytes = 40'000;
-  PfcGenerator fixed_hr(p, speeds);
+  Gen fixed_hr(p, speeds);
   EXPECT_EQ(fixed_hr.headroom_bytes(0), 40'000u);
   EXPECT_EQ(fixed_hr.headroom_bytes(1), 40'000u);
 }
 
 TEST(PfcGenerator, StaticHysteresis) {
-  PfcGenerator g(static_params(100'000, 50'000), kTwoPorts);
+  Gen g(static_params(100'000, 50'000), kTwoPorts);
   const uint64_t t0 = 1'000'000;
   EXPECT_EQ(g.next_poll_ns(0, t0), UINT64_MAX);
   g.add(0, 3, 100'000);
@@ -133,7 +178,7 @@ TEST(PfcGenerator, StaticHysteresis) {
 TEST(PfcGenerator, RefreshKeepsThePeerPausedUntilXon) {
   // Many refresh periods above XON: a refresh every P/2, so the peer's pause
   // (P from each frame) never lapses.
-  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  Gen g(static_params(10'000, 5'000), kTwoPorts);
   g.add(0, 3, 20'000);
   uint64_t peer_paused_until = 0;
   uint64_t frames = 0;
@@ -155,7 +200,7 @@ TEST(PfcGenerator, RefreshKeepsThePeerPausedUntilXon) {
 }
 
 TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
-  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  Gen g(static_params(1'000, 500), kTwoPorts);
   for (uint8_t p = 0; p < 8; ++p) {
     if (p == 3) continue;
     EXPECT_FALSE(g.lossless(p));
@@ -172,13 +217,13 @@ TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
   g.add(7, 3, 1'000);
   EXPECT_EQ(g.admit(7, 3, 1'000), Admit::kNotLossless);
   PfcFrameRequest r;
-  EXPECT_FALSE(g.poll(7, 0, k100G, r));
+  EXPECT_FALSE(g.g.poll(g.cfg, 7, 0, r));
   EXPECT_EQ(g.total_held_bytes(), 0u);
 }
 
 TEST(PfcGenerator, DynamicThreshold) {
   // alpha = 2^0 = 1: XOFF when held > shared − total.
-  PfcGenerator g(dynamic_params(0, 1'000'000, 20'000), kTwoPorts);
+  Gen g(dynamic_params(0, 1'000'000, 20'000), kTwoPorts);
   EXPECT_EQ(g.xoff_threshold(), 1'000'000u);
   EXPECT_EQ(g.xon_threshold(), 980'000u);
   g.add(0, 3, 400'000);
@@ -206,20 +251,20 @@ TEST(PfcGenerator, DynamicThreshold) {
 
 TEST(PfcGenerator, DynamicAlphas) {
   for (int th = -7; th <= 3; ++th) {
-    PfcGenerator g(dynamic_params(static_cast<int8_t>(th), 1'280'000, 0), kTwoPorts);
+    Gen g(dynamic_params(static_cast<int8_t>(th), 1'280'000, 0), kTwoPorts);
     g.add(1, 3, 256'000);  // free 1024000
     const uint64_t want = th >= 0 ? 1'024'000ull << th : 1'024'000ull >> -th;
     EXPECT_EQ(g.xoff_threshold(), want) << th;
   }
   // The buffer over-full (headroom in use): no free space, T = 0.
-  PfcGenerator g(dynamic_params(1, 100'000, 10'000), kTwoPorts);
+  Gen g(dynamic_params(1, 100'000, 10'000), kTwoPorts);
   g.add(0, 3, 150'000);
   EXPECT_EQ(g.xoff_threshold(), 0u);
   EXPECT_EQ(g.xon_threshold(), 0u);
   // xon_bytes is a floor under T − xon_offset.
   PfcParams p = dynamic_params(0, 1'000'000, 500'000);
   p.xon_bytes = 100'000;
-  PfcGenerator f(p, kTwoPorts);
+  Gen f(p, kTwoPorts);
   f.add(0, 3, 600'000);  // T 400000, T − offset < 0 -> floor
   EXPECT_EQ(f.xon_threshold(), 100'000u);
 }
@@ -227,7 +272,7 @@ TEST(PfcGenerator, DynamicAlphas) {
 TEST(PfcGenerator, XonWhenNothingIsHeld) {
   // T − xon_offset is 0 while the buffer is full of another port's bytes:
   // a PG holding nothing still resumes its peer.
-  PfcGenerator g(dynamic_params(0, 100'000, 50'000), kTwoPorts);
+  Gen g(dynamic_params(0, 100'000, 50'000), kTwoPorts);
   g.add(0, 3, 60'000);  // T 40000
   EXPECT_EQ(poll(g, 0, 0).class_enable, kP3);
   g.add(1, 3, 40'000);  // T 0
@@ -243,7 +288,7 @@ TEST(PfcGenerator, XonWhenNothingIsHeld) {
 TEST(PfcGenerator, HeadroomAdmission) {
   PfcParams p = static_params(100'000, 50'000);
   p.headroom_bytes = 20'000;
-  PfcGenerator g(p, kTwoPorts);
+  Gen g(p, kTwoPorts);
   // Up to xoff + headroom fits, one byte more does not.
   g.add(0, 3, 119'000);
   EXPECT_EQ(g.admit(0, 3, 1'000), Admit::kAdmitted);
@@ -262,7 +307,7 @@ TEST(PfcGenerator, HeadroomAdmission) {
 TEST(PfcGenerator, DynamicHeadroomKeepsTheThresholdItPausedAt) {
   PfcParams p = dynamic_params(0, 1'000'000, 0);
   p.headroom_bytes = 50'000;
-  PfcGenerator g(p, kTwoPorts);
+  Gen g(p, kTwoPorts);
   g.add(0, 3, 500'001);  // T 499999 -> XOFF at it
   EXPECT_EQ(poll(g, 0, 0).class_enable, kP3);
   g.add(1, 3, 300'000);  // T falls to 199999 while port 0's bytes are in flight
@@ -279,7 +324,7 @@ TEST(PfcGenerator, IncastIntoHeadroomNeverDrops) {
   // response_delay + cable after the PFC frame leaves (and finishing its
   // frame): what arrives fits the computed headroom.
   PfcParams p = static_params(200'000, 100'000);
-  PfcGenerator g(p, kTwoPorts, 1'518);
+  Gen g(p, kTwoPorts, 1'518);
   const uint64_t frame = 1'518;
   const uint64_t frame_ns = (frame + 20) * 8 * 1'000'000'000 / k100G;  // 123 ns
   uint64_t t = 0;
@@ -292,7 +337,7 @@ TEST(PfcGenerator, IncastIntoHeadroomNeverDrops) {
     PfcFrameRequest r;
     // The PFC frame waits for the max frame the switch is sending on that
     // port, then takes its own 84 bytes of wire time, then the cable.
-    if (g.poll(0, t, k100G, r))
+    if (g.g.poll(g.cfg, 0, t, r))
       stop_at = t + frame_ns + 7 + 2 * 5 * p.cable_length_m + p.response_delay_ns;
   }
   EXPECT_GT(g.held_bytes(0, 3), 200'000u);
@@ -300,12 +345,12 @@ TEST(PfcGenerator, IncastIntoHeadroomNeverDrops) {
   EXPECT_EQ(g.counters(0, 3, t).lossless_dropped, 0u);
 }
 
-TEST(PfcGenerator, SuppressionStopsPfc) {
-  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+TEST(PfcGenerator, StormSuppressesPfcOnEveryPort) {
+  Gen g(static_params(10'000, 5'000), kTwoPorts);
   g.add(0, 3, 20'000);
   EXPECT_EQ(poll(g, 0, 1'000).class_enable, kP3);
-  g.set_suppressed(0, kP3);
-  EXPECT_EQ(g.suppressed(0), kP3);
+  g.g.storm_begin(3);  // some port's queue of priority 3 is in a drop-action storm
+  EXPECT_EQ(g.g.suppressed_mask(), kP3);
   EXPECT_EQ(g.next_poll_ns(0, 2'000), 2'000u);   // an XOFF to drop
   EXPECT_EQ(poll(g, 0, 2'000).class_enable, 0);  // silently: no XON
   EXPECT_EQ(g.asserted_mask(0), 0);
@@ -313,11 +358,12 @@ TEST(PfcGenerator, SuppressionStopsPfc) {
   // No refresh, no new XOFF while suppressed; asserted time stopped at 2000.
   EXPECT_EQ(poll(g, 0, 1'000'000).class_enable, 0);
   EXPECT_EQ(g.xoff_asserted_ns(0, 3, 5'000'000), 1'000u);
-  // Port 1 is not suppressed.
+  // Port 1 sends no PFC for priority 3 either: the storm must not spread.
   g.add(1, 3, 20'000);
-  EXPECT_EQ(poll(g, 1, 1'000'000).class_enable, kP3);
+  EXPECT_EQ(poll(g, 1, 1'000'000).class_enable, 0);
   // Lifted: the PG is still above XOFF, so XOFF goes out again.
-  g.set_suppressed(0, 0);
+  g.g.storm_end(3);
+  EXPECT_EQ(g.g.suppressed_mask(), 0);
   EXPECT_EQ(poll(g, 0, 6'000'000).class_enable, kP3);
   PfcTxCounters c = g.counters(0, 3, 6'001'000);
   EXPECT_EQ(c.pfc_tx_frames, 2u);
@@ -325,10 +371,25 @@ TEST(PfcGenerator, SuppressionStopsPfc) {
   EXPECT_EQ(c.xoff_asserted_us, 2u);  // 1 µs + 1 µs
 }
 
+// Two ports storm on one priority; the first to recover must not lift the
+// suppression the other still needs.
+TEST(PfcGenerator, OneStormEndingKeepsAnotherSuppressed) {
+  Gen g(static_params(10'000, 5'000), kTwoPorts);
+  g.g.storm_begin(3);
+  g.g.storm_begin(3);
+  g.g.storm_end(3);
+  EXPECT_EQ(g.g.suppressed_mask(), kP3);
+  g.add(0, 3, 20'000);
+  EXPECT_EQ(poll(g, 0, 1'000).class_enable, 0);
+  g.g.storm_end(3);
+  EXPECT_EQ(g.g.suppressed_mask(), 0);
+  EXPECT_EQ(poll(g, 0, 2'000).class_enable, kP3);
+}
+
 TEST(PfcGenerator, SeveralPrioritiesShareAFrame) {
   PfcParams p = static_params(10'000, 5'000);
   p.enable_mask = 0x18;  // 3 and 4
-  PfcGenerator g(p, kTwoPorts);
+  Gen g(p, kTwoPorts);
   g.add(0, 3, 20'000);
   g.add(0, 4, 20'000);
   PfcFrameRequest r = poll(g, 0, 0);
@@ -356,17 +417,18 @@ TEST(PfcGenerator, SeveralPrioritiesShareAFrame) {
 }
 
 TEST(PfcGenerator, RefreshFollowsSpeedAndUnknownSpeedNeverRefreshes) {
-  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  const std::vector<uint64_t> speeds = {k25G, 0};
+  Gen g(static_params(10'000, 5'000), speeds);
   g.add(0, 3, 20'000);
   g.add(1, 3, 20'000);
-  EXPECT_EQ(poll(g, 0, 0, k25G).class_enable, kP3);
+  EXPECT_EQ(poll(g, 0, 0).class_enable, kP3);
   EXPECT_EQ(g.next_poll_ns(0, 0), pause_quanta_to_ns(65535, k25G) / 2);
-  EXPECT_EQ(poll(g, 1, 0, 0).class_enable, kP3);
+  EXPECT_EQ(poll(g, 1, 0).class_enable, kP3);
   EXPECT_EQ(g.next_poll_ns(1, 0), UINT64_MAX);
 }
 
 TEST(PfcGenerator, ConcurrentAddAndRelease) {
-  PfcGenerator g(static_params(1'000'000, 500'000), kTwoPorts);
+  Gen g(static_params(1'000'000, 500'000), kTwoPorts);
   auto work = [&g](uint16_t port) {
     for (int i = 0; i < 100'000; ++i) {
       g.add(port, 3, 1'000);
@@ -393,7 +455,7 @@ TEST(PfcGenerator, CounterTable) {
 }
 
 TEST(PfcGenerator, ReconfigureMakesAPriorityLosslessFromWhatIsQueued) {
-  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  Gen g(static_params(1'000, 500), kTwoPorts);
   g.add(0, 4, 5'000);  // lossy now, but queued
   EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
   PfcParams p = static_params(1'000, 500);
@@ -410,7 +472,7 @@ TEST(PfcGenerator, ReconfigureMakesAPriorityLosslessFromWhatIsQueued) {
 }
 
 TEST(PfcGenerator, ReconfigureToLossyWhileAssertedSendsXon) {
-  PfcGenerator g(static_params(1'000, 500), kTwoPorts);
+  Gen g(static_params(1'000, 500), kTwoPorts);
   g.add(1, 3, 2'000);
   ASSERT_EQ(poll(g, 1, 0).class_enable, 1u << 3);
   ASSERT_EQ(g.asserted_mask(1), 1u << 3);
@@ -428,7 +490,7 @@ TEST(PfcGenerator, ReconfigureToLossyWhileAssertedSendsXon) {
 }
 
 TEST(PfcGenerator, ReconfigureMovesThresholds) {
-  PfcGenerator g(static_params(10'000, 5'000), kTwoPorts);
+  Gen g(static_params(10'000, 5'000), kTwoPorts);
   g.add(0, 3, 6'000);
   EXPECT_EQ(poll(g, 0, 0).class_enable, 0);  // under 10 KB
   g.reconfigure(static_params(4'000, 2'000), kTwoPorts);

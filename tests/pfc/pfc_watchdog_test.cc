@@ -34,7 +34,7 @@ WatchdogParams params(WatchdogAction action) {
 // action as the dataplane would.
 struct Rig {
   explicit Rig(const WatchdogParams& p)
-      : wd(p), gen(static_pfc(), std::vector<uint64_t>{k100G, k100G}) {
+      : wd(p), cfg(PfcConfig::build(static_pfc(), std::vector<uint64_t>{k100G, k100G})), gen(2) {
     gen.add(0, kPrio, 50'000);  // port 0 feeds the queue and is above XOFF
   }
   static PfcParams static_pfc() {
@@ -66,7 +66,7 @@ struct Rig {
       // While a drop-action storm lasts, arrivals for the queue are dropped.
       if (wd.in_storm() && wd.action() == WatchdogAction::kDrop) wd.count_dropped(1);
       PfcFrameRequest r;
-      if (gen.poll(0, now, k100G, r)) ++pfc_sent;
+      if (gen.poll(cfg, 0, now, r)) ++pfc_sent;
     }
   }
 
@@ -77,7 +77,10 @@ struct Rig {
           wd.count_dropped(queued);  // flush
           queued = 0;
         }
-        gen.set_suppressed(0, storm ? kP3 : 0);
+        if (storm)
+          gen.storm_begin(kPrio);
+        else
+          gen.storm_end(kPrio);
         break;
       case WatchdogAction::kForward:
         rx.set_ignored(storm ? kP3 : 0, now);
@@ -89,6 +92,7 @@ struct Rig {
 
   PfcWatchdog wd;
   PauseReceiver rx;
+  PfcConfig cfg;
   PfcGenerator gen;
   uint64_t now = 0;
   uint64_t queued = 7;
@@ -143,7 +147,7 @@ TEST(PfcWatchdog, DropActionFlushesAndSuppressesPfc) {
   EXPECT_GE(r - last_frame, 200 * kMs);
   EXPECT_LE(r - last_frame, 200 * kMs + 2 * kMs);
   // No PFC for priority 3 from detection to restoration; XOFF again after.
-  EXPECT_EQ(rig.gen.suppressed(0), 0);
+  EXPECT_EQ(rig.gen.suppressed_mask(), 0);
   EXPECT_EQ(rig.gen.asserted_mask(0), kP3);
   const PfcTxCounters tx = rig.gen.counters(0, kPrio, rig.now);
   EXPECT_EQ(tx.xoff_asserted_us, (d + (rig.now - r)) / 1000);
@@ -179,7 +183,7 @@ TEST(PfcWatchdog, AlertActionOnlyCounts) {
   ASSERT_EQ(rig.restored_at.size(), 1u);
   EXPECT_EQ(rig.queued, 7u);
   EXPECT_EQ(rig.rx.ignored(), 0);
-  EXPECT_EQ(rig.gen.suppressed(0), 0);
+  EXPECT_EQ(rig.gen.suppressed_mask(), 0);
   EXPECT_EQ(rig.gen.xoff_asserted_ns(0, kPrio, rig.now), rig.now);  // never interrupted
   PfcWatchdogCounters c = rig.wd.counters();
   EXPECT_EQ(c.storms_detected, 1u);

@@ -1,0 +1,240 @@
+// The TX owner's side of a port: received pause frames, PFC frames to send,
+// the PFC watchdog, and dequeue (scheduler, dequeue-side WRED, shaper) in
+// bursts. Everything here runs on the port's TX owner only.
+#include <rte_mbuf.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/ecn_mark.h"
+#include "dataplane/forward/tsan.h"
+#include "pfc/pfc_frame.h"
+
+namespace rocelb {
+namespace {
+
+// Bytes of one class that a dequeue burst took out, per ingress port, so
+// the PFC generator is told once per port instead of once per packet.
+class ReleaseTable {
+ public:
+  ReleaseTable(PfcGenerator& pfc, uint8_t prio) : pfc_(pfc), prio_(prio) {}
+  ~ReleaseTable() { flush(); }
+  void add(uint16_t port, uint32_t bytes) {
+    for (uint32_t i = 0; i < n_; ++i)
+      if (port_[i] == port) {
+        bytes_[i] += bytes;
+        return;
+      }
+    if (n_ == kMax) flush();
+    port_[n_] = port;
+    bytes_[n_++] = bytes;
+  }
+  void flush() {
+    for (uint32_t i = 0; i < n_; ++i) pfc_.release(port_[i], prio_, bytes_[i]);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr uint32_t kMax = 16;
+  PfcGenerator& pfc_;
+  uint8_t prio_;
+  uint32_t n_ = 0;
+  uint16_t port_[kMax];
+  uint64_t bytes_[kMax];
+};
+
+}  // namespace
+
+void Dataplane::apply_pause(PortTx& t, const SwitchConfig& cfg, uint16_t port,
+                            const PauseEvent& ev) {
+  const uint64_t speed = cfg.ports[port].speed_bps;
+  if (ev.is_pause) {
+    t.pause.on_pause(ev.quanta[0], ev.now_ns, speed);
+  } else {
+    // 802.1Qbb: a port honours PFC only for its PFC-enabled priorities.
+    t.pause.on_pfc(ev.class_enable & cfg.qos.pfc.enable_mask, ev.quanta.data(), ev.now_ns, speed);
+  }
+}
+
+bool Dataplane::receive_pause(unsigned w, uint16_t port, const PauseEvent& ev) {
+  PortTx& t = *tx_[port];
+  if (owner_[port] == w) {
+    apply_pause(t, *workers_[w]->epoch->config, port, ev);
+    return true;
+  }
+  ROCELB_TSAN_RELEASE(t.pause_inbox);
+  return rte_ring_mp_enqueue_elem(t.pause_inbox, const_cast<PauseEvent*>(&ev), sizeof ev) == 0;
+}
+
+void Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
+  PortTx& t = *tx_[port];
+  const SwitchConfig& cfg = owner_config(port);
+  PauseEvent ev[8];
+  unsigned k;
+  while ((k = rte_ring_sc_dequeue_burst_elem(t.pause_inbox, ev, sizeof(PauseEvent), 8, nullptr)) >
+         0) {
+    ROCELB_TSAN_ACQUIRE(t.pause_inbox);
+    for (unsigned i = 0; i < k; ++i) apply_pause(t, cfg, port, ev[i]);
+  }
+  PfcFrameRequest req;
+  if (!pfc_->poll(cfg.qos.pfc, port, now_ns, req)) return;
+  if (!t.pfc_pending) {
+    t.pfc_request = req;
+  } else {  // not sent yet: the newer word for each priority wins
+    for (int p = 0; p < kPfcPriorities; ++p)
+      if ((req.class_enable >> p) & 1) t.pfc_request.quanta[p] = req.quanta[p];
+    t.pfc_request.class_enable |= req.class_enable;
+  }
+  t.pfc_pending = true;
+}
+
+uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
+                            uint16_t max) {
+  PortTx& t = *tx_[port];
+  const SwitchConfig& cfg = owner_config(port);
+  const uint64_t now_ns = now_ps / 1000;
+  if (cfg.qos.watchdog.enabled && now_ns >= t.watchdog_next_ns) watchdog_poll(t, cfg, now_ns);
+  if (!t.pfc_pending && t.empty()) return 0;
+  t.blocked = t.pause.paused_mask(now_ns);
+  uint16_t n = 0;
+  if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
+    if (rte_mbuf* m = rte_pktmbuf_alloc(control_pool_)) {  // ahead of all data
+      PfcFrame f;
+      std::memcpy(f.src_mac.data(), cfg.ports[port].mac, 6);
+      f.class_enable = t.pfc_request.class_enable;
+      f.quanta = t.pfc_request.quanta;
+      uint8_t* buf = rte_pktmbuf_mtod(m, uint8_t*);
+      const size_t len = encode_pfc(f, buf, rte_pktmbuf_tailroom(m));
+      m->data_len = static_cast<uint16_t>(len);
+      m->pkt_len = static_cast<uint32_t>(len);
+      m->port = port;
+      t.pfc_pending = false;
+      ++t.pfc_frames_sent;
+      start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
+      out[n++] = m;
+    }
+  }
+  while (n < max && t.shaper.can_send(now_ps)) {
+    rte_mbuf* head = nullptr;
+    const int c = t.scheduler.pick(t.queue_ptrs.data(), t.blocked, &head);
+    if (c < 0) break;
+    const uint8_t prio = static_cast<uint8_t>(c);
+    EgressQueue& q = t.queues[c];
+    WredMarker& wm = t.wred_dequeue[c];
+    ReleaseTable released(*pfc_, prio);
+    // The class drains while the scheduler, the shaper and the burst allow.
+    for (;;) {
+      rte_mbuf* m = q.take();
+      released.add(m->port, m->pkt_len);  // the ingress port's hold shrinks
+      bool sent = true;
+      if (wm.profile().enabled && (m->packet_type & RTE_PTYPE_L3_MASK)) {
+        // DCQCN-style: the mark reflects the queue the packet leaves behind.
+        uint8_t* l3 = rte_pktmbuf_mtod(m, uint8_t*) + m->l2_len;
+        const uint8_t ver = (m->packet_type & RTE_PTYPE_L3_MASK) == RTE_PTYPE_L3_IPV4 ? 4 : 6;
+        const WredVerdict v =
+            wm.decide(q.own_depth_bytes(), m->pkt_len, ecn_of(l3, ver), cfg.qos.pfc.lossless(prio));
+        if (v == WredVerdict::kMark) mark_ce(l3, ver);
+        if (v == WredVerdict::kDrop) {
+          ++t.wred_dequeue_drops;
+          rte_pktmbuf_free(m);
+          sent = false;
+        }
+      }
+      if (sent) {
+        start_ps[n] = t.shaper.send(now_ps, m->pkt_len);
+        out[n++] = m;
+      }
+      if (n == max || !t.shaper.can_send(now_ps)) break;
+      const rte_mbuf* next = q.peek();
+      if (!next || !t.scheduler.again(c, next->pkt_len)) break;
+    }
+    q.commit();
+    t.scheduler.sent(c, q.empty());
+    released.flush();
+  }
+  return n;
+}
+
+// SONiC PFC watchdog semantics: a lossless queue paused for detection_time
+// while it holds packets is in a storm; `drop` flushes it, drops its new
+// arrivals and stops sending PFC for that priority; `forward` ignores the
+// pause frames; `alert` only counts. restoration_time without pause frames
+// ends the storm and undoes the action.
+void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns) {
+  const WatchdogParams& w = cfg.qos.watchdog;
+  t.watchdog_next_ns = now_ns + w.poll_interval_ns;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    const uint8_t prio = static_cast<uint8_t>(c);
+    if (!cfg.qos.pfc.lossless(prio)) continue;
+    PfcWatchdog& wd = t.watchdog[c];
+    const WatchdogEvent ev = wd.poll(now_ns, t.pause.paused_until_ns(c) > now_ns,
+                                     !t.queues[c].empty(), t.pause.rx_frames(c));
+    const uint8_t bit = static_cast<uint8_t>(1u << c);
+    if (ev == WatchdogEvent::kStormDetected) {
+      if (wd.action() == WatchdogAction::kDrop) {
+        EgressQueue& q = t.queues[c];
+        uint64_t n = 0;
+        while (rte_mbuf* m = q.peek()) {
+          q.take();
+          pfc_->release(m->port, prio, m->pkt_len);
+          rte_pktmbuf_free(m);
+          ++n;
+        }
+        q.commit();
+        wd.count_dropped(n);
+        t.watchdog_drops += n;
+        t.storm_drop.store(t.storm_drop.load(std::memory_order_relaxed) | bit,
+                           std::memory_order_relaxed);
+        if (!(t.storm_counted & bit)) {  // PFC for prio stops on every port
+          pfc_->storm_begin(prio);
+          t.storm_counted |= bit;
+        }
+      } else if (wd.action() == WatchdogAction::kForward) {
+        t.pause.set_ignored(t.pause.ignored() | bit, now_ns);
+      }
+    } else if (ev == WatchdogEvent::kStormRestored) {
+      if (wd.action() == WatchdogAction::kDrop) {
+        t.storm_drop.store(t.storm_drop.load(std::memory_order_relaxed) & static_cast<uint8_t>(~bit),
+                           std::memory_order_relaxed);
+        if (t.storm_counted & bit) {  // only this port's storm ends
+          pfc_->storm_end(prio);
+          t.storm_counted &= static_cast<uint8_t>(~bit);
+        }
+      } else if (wd.action() == WatchdogAction::kForward) {
+        t.pause.set_ignored(t.pause.ignored() & static_cast<uint8_t>(~bit), now_ns);
+      }
+    }
+  }
+}
+
+uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
+  const PortTx& t = *tx_[port];
+  const SwitchConfig& cfg = owner_config(port);
+  uint64_t pfc_due = UINT64_MAX;
+  if (t.pfc_pending) {
+    pfc_due = std::max(t.shaper.wire_free_ps(), now_ps);
+  } else {
+    const uint64_t ns = pfc_->next_poll_ns(cfg.qos.pfc, port, now_ps / 1000);
+    if (ns != UINT64_MAX) pfc_due = std::max(ns * 1000, now_ps);
+  }
+  const uint8_t blocked = t.pause.paused_mask(now_ps / 1000);
+  bool sendable = false, waiting = false;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    if (t.queues[c].empty()) continue;
+    ((blocked >> c) & 1 ? waiting : sendable) = true;
+  }
+  // A paused lossless queue, or one in a storm: the watchdog must look on time.
+  bool storm = false;
+  for (const auto& w : t.watchdog) storm = storm || w.in_storm();
+  if (cfg.qos.watchdog.enabled && (waiting || storm))
+    pfc_due = std::min(pfc_due, std::max(t.watchdog_next_ns * 1000, now_ps));
+  if (sendable) return std::min(pfc_due, std::max(t.shaper.wire_free_ps(), now_ps));
+  if (!waiting) return pfc_due;
+  const uint64_t ns = t.pause.next_change_ns(now_ps / 1000);
+  const uint64_t resume =
+      ns == UINT64_MAX ? UINT64_MAX : std::max(ns * 1000, t.shaper.wire_free_ps());
+  return std::min(pfc_due, resume);
+}
+
+}  // namespace rocelb
