@@ -14,9 +14,9 @@
 
 #include <cstdint>
 
-#include "common/counter.h"
 #include <string_view>
 #include <vector>
+#include "common/counter.h"
 
 namespace rocelb {
 

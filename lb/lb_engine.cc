@@ -80,11 +80,10 @@ inline uint32_t LbEngine::decide(uint32_t hash, uint64_t now_ns, const MemberPat
 
 template <LbMode M>
 void LbEngine::burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
-                     const MemberPath* paths, MemberPath* grow, uint32_t* out,
-                     LbDecision* traces) {
+                     const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces) {
   // Modes that compare queue depths see the burst's own packets queue up.
-  constexpr bool kReadsDepth = M == LbMode::kFlowletQuality || M == LbMode::kPerPacketQuality ||
-                               M == LbMode::kDrill;
+  constexpr bool kReadsDepth =
+      M == LbMode::kFlowletQuality || M == LbMode::kPerPacketQuality || M == LbMode::kDrill;
   LbEngineCounters& c = s_.counters;
   for (uint32_t i = 0; i < n; ++i) {
     LbDecision* t = traces ? &traces[i] : nullptr;
@@ -114,15 +113,14 @@ uint32_t LbEngine::select(uint32_t flow_hash, uint32_t pkt_bytes, uint64_t now_n
 }
 
 void LbEngine::select_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
-                            uint64_t now_ns, MemberPath* paths, uint32_t* out,
-                            LbDecision* traces) {
+                            uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces) {
   s_.up.refresh(paths);
   dispatch(hashes, bytes, n, now_ns, paths, paths, out, traces);
 }
 
-void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
-                        uint64_t now_ns, const MemberPath* paths, MemberPath* grow,
-                        uint32_t* out, LbDecision* traces) {
+void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
+                        const MemberPath* paths, MemberPath* grow, uint32_t* out,
+                        LbDecision* traces) {
   switch (mode_) {
     case LbMode::kFixed:
       return burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, grow, out, traces);

@@ -12,14 +12,14 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 }  // namespace
 
 PfcGenerator::PfcGenerator(uint16_t num_ports)
-    : num_ports_(num_ports), ports_(std::make_unique<Port[]>(num_ports)) {
-  for (auto& s : storms_) s.store(0, kRelaxed);
-}
+    : num_ports_(num_ports), ports_(std::make_unique<Port[]>(num_ports)) {}
 
 uint8_t PfcGenerator::suppressed_mask() const {
+  static_assert(kMaxPorts < 256, "storm counts are one byte per priority");
+  const uint64_t s = storms_.load(kRelaxed);
   uint8_t m = 0;
   for (int p = 0; p < kPfcPriorities; ++p)
-    if (storms_[p].load(kRelaxed) != 0) m |= static_cast<uint8_t>(1u << p);
+    if ((s >> (8 * p)) & 0xff) m |= static_cast<uint8_t>(1u << p);
   return m;
 }
 
@@ -69,6 +69,14 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
   const uint8_t lossless = cfg.enable_mask;
   // Nothing asserted and nothing lossless: no frame can be due.
   if (asserted == 0 && lossless == 0) return false;
+  // The common case, once per port and loop: nothing asserted, static
+  // thresholds, every lossless PG at or under XOFF.
+  if (asserted == 0 && !cfg.dynamic) {
+    bool over = false;
+    for (uint32_t todo = lossless; todo != 0; todo &= todo - 1)
+      over |= st.held[__builtin_ctz(todo)].load(kRelaxed) > cfg.xoff_bytes;
+    if (!over) return false;
+  }
   const uint8_t suppressed = suppressed_mask();
   const uint64_t xoff = xoff_for(cfg, total_held_bytes(cfg));
   const uint64_t xon = xon_for(cfg, xoff);

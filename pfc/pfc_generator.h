@@ -146,8 +146,8 @@ class PfcGenerator {
   // The PFC watchdog's `drop` action: a storm on some port's queue of `prio`
   // begins or ends. PFC for prio is suppressed on every port while any such
   // storm lasts.
-  void storm_begin(uint8_t prio) { storms_[prio].fetch_add(1, kRelaxed); }
-  void storm_end(uint8_t prio) { storms_[prio].fetch_sub(1, kRelaxed); }
+  void storm_begin(uint8_t prio) { storms_.fetch_add(uint64_t{1} << (8 * prio), kRelaxed); }
+  void storm_end(uint8_t prio) { storms_.fetch_sub(uint64_t{1} << (8 * prio), kRelaxed); }
   uint8_t suppressed_mask() const;
 
   // Readers.
@@ -161,9 +161,7 @@ class PfcGenerator {
   uint64_t xoff_threshold(const PfcConfig& cfg) const {
     return xoff_for(cfg, total_held_bytes(cfg));
   }
-  uint64_t xon_threshold(const PfcConfig& cfg) const {
-    return xon_for(cfg, xoff_threshold(cfg));
-  }
+  uint64_t xon_threshold(const PfcConfig& cfg) const { return xon_for(cfg, xoff_threshold(cfg)); }
   uint64_t xoff_asserted_ns(uint16_t port, uint8_t prio, uint64_t now_ns) const;
   PfcTxCounters counters(uint16_t port, uint8_t prio, uint64_t now_ns) const;
 
@@ -194,8 +192,9 @@ class PfcGenerator {
   // Bytes held per priority over every port (all priorities, so that a
   // change of pfc_enable finds them right).
   alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
-  // Ports whose queue of a priority is in a drop-action storm.
-  alignas(64) std::array<std::atomic<uint16_t>, kPfcPriorities> storms_{};
+  // Per priority (byte p), how many ports have its queue in a drop-action
+  // storm (at most kMaxPorts < 256): one word, one load for the mask.
+  alignas(64) std::atomic<uint64_t> storms_{0};
 };
 
 }  // namespace rocelb

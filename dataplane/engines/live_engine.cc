@@ -62,6 +62,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
   dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
                                     opt.shaper_burst_ns * 1000);
   dp_->set_control_pool(pool_);
+  for (unsigned w = 0; w < nw; ++w) dp_->set_worker_lcore(w, static_cast<int>(lcores_[w]));
   const SwitchConfig& cfg = dp_->config();
 
   for (unsigned w = 0; w < nw; ++w) {

@@ -25,6 +25,10 @@ void UpstreamSender::read_peek() {
   if (!has_peek_) return;
   peek_.ts_ps = rec.ts_ns < t0_ns_ ? 0 : (rec.ts_ns - t0_ns_) * 1000;
   peek_.seq = seq_++;
+  if (peek_.bytes.capacity() == 0 && !spare_.empty()) {  // reuse a sent frame's buffer
+    peek_.bytes = std::move(spare_.back());
+    spare_.pop_back();
+  }
   peek_.bytes.assign(rec.data, rec.data + rec.caplen);
 }
 
@@ -85,6 +89,8 @@ uint64_t UpstreamSender::next_wakeup_ps() const {
 const UpstreamSender::Frame& UpstreamSender::send() {
   uint64_t when = kNever;
   const int q = pick(when);  // the same answer next_send_ps() gave: nothing changed since
+  if (sent_.bytes.capacity() && spare_.size() < kSpareBuffers)
+    spare_.push_back(std::move(sent_.bytes));
   sent_ = std::move(fifo_[q].front());
   fifo_[q].pop_front();
   if (when > std::max(sent_.ts_ps, wire_.wire_free_ps())) ++held_;

@@ -81,6 +81,10 @@ class UpstreamSender {
   PauseReceiver pause_;
   uint64_t speed_bps_;
   Frame sent_;
+  // Buffers of frames already sent, for the next frames read (no allocation
+  // per frame in the steady state).
+  static constexpr size_t kSpareBuffers = 64;
+  std::vector<std::vector<uint8_t>> spare_;
   uint64_t held_ = 0;
 };
 

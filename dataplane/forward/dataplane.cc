@@ -39,6 +39,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
   const uint64_t seq = g_dataplane_seq.fetch_add(1);
   const unsigned nw = num_workers ? num_workers : 1;
   for (unsigned i = 0; i < nw; ++i) workers_.push_back(std::make_unique<WorkerState>());
+  lcore_ids_.assign(nw, -1);
 
   const size_t rcu_size = rte_rcu_qsbr_get_memsize(nw);
   rcu_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("rl_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
@@ -51,7 +52,8 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     const PortConfig& pc = config->ports[id];
     auto t = std::make_unique<PortTx>();
     for (int c = 0; c < kNumTrafficClasses; ++c) {
-      t->queues[c].init(tag + "q" + std::to_string(id) + "_" + std::to_string(c), ring_capacity);
+      t->queues[c].init(tag + "q" + std::to_string(id) + "_" + std::to_string(c), ring_capacity,
+                        nw == 1);
       t->queue_ptrs[c] = &t->queues[c];
     }
     const std::string inbox = tag + "pause" + std::to_string(id);
@@ -97,10 +99,10 @@ void Dataplane::rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cf
   for (uint16_t port : cfg.port_ids)
     for (int c = 0; c < kNumTrafficClasses; ++c) {
       ws.wred_retired[port][c].add(ws.wred[port][c].counters());
-      ws.wred[port][c] =
-          q.wred[c].enabled
-              ? WredMarker(q.wred[c], WredMarker::seed_for(q.seed, port, static_cast<uint8_t>(c), w))
-              : WredMarker();
+      ws.wred[port][c] = q.wred[c].enabled
+                             ? WredMarker(q.wred[c], WredMarker::seed_for(
+                                                         q.seed, port, static_cast<uint8_t>(c), w))
+                             : WredMarker();
     }
 }
 

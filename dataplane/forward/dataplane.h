@@ -114,18 +114,18 @@ struct PortTx {
   Shaper shaper;
   LoadMeter load{16'000, 16384};
   std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
-  PauseReceiver pause;  // PFC received on this port: which of its classes may not send
+  PauseReceiver pause;              // PFC received on this port: which of its classes may not send
   rte_ring* pause_inbox = nullptr;  // PauseEvents from workers that are not the owner
   std::array<WredMarker, kNumTrafficClasses> wred_dequeue{};  // qos.ecn_mark: dequeue
   std::array<WredCounters, kNumTrafficClasses> wred_dequeue_retired{};
-  uint8_t blocked = 0;  // classes paused by received PFC (as of the last dequeue)
+  uint8_t blocked = 0;       // classes paused by received PFC (as of the last dequeue)
   bool pfc_pending = false;  // a PFC frame to send ahead of all data
   PfcFrameRequest pfc_request;
   // PFC watchdog of each lossless class (the TX owner polls it).
   std::array<PfcWatchdog, kNumTrafficClasses> watchdog;
   uint64_t watchdog_next_ns = 0;
   std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
-  uint8_t storm_counted = 0;  // priorities this port counts in PfcGenerator storms
+  uint8_t storm_counted = 0;           // priorities this port counts in PfcGenerator storms
   alignas(64) Counter tx_packets;
   Counter tx_bytes;
   Counter pfc_frames_sent;
@@ -184,6 +184,11 @@ class Dataplane {
   WorkerState& worker(unsigned i) { return *workers_[i]; }
   const WorkerState& worker(unsigned i) const { return *workers_[i]; }
   unsigned num_workers() const { return static_cast<unsigned>(workers_.size()); }
+
+  // The EAL lcore worker w runs on (live mode sets it; -1 when unknown, as
+  // in replay): counters.json then reports where each worker's cycles went.
+  void set_worker_lcore(unsigned w, int lcore) { lcore_ids_.at(w) = lcore; }
+  int worker_lcore(unsigned w) const { return lcore_ids_.at(w); }
 
   // Which worker transmits `port` (set before the workers start).
   void set_tx_owner(uint16_t port, unsigned worker) { owner_[port] = worker; }
@@ -266,6 +271,7 @@ class Dataplane {
   std::array<std::unique_ptr<PortTx>, kMaxPorts> tx_{};
   std::array<unsigned, kMaxPorts> owner_{};
   std::vector<std::unique_ptr<WorkerState>> workers_;
+  std::vector<int> lcore_ids_;
 };
 
 }  // namespace rocelb

@@ -15,8 +15,9 @@ EgressQueue::~EgressQueue() {
   }
 }
 
-void EgressQueue::init(const std::string& name, unsigned capacity) {
-  ring_ = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY, RING_F_SC_DEQ);
+void EgressQueue::init(const std::string& name, unsigned capacity, bool single_producer) {
+  ring_ = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY,
+                          RING_F_SC_DEQ | (single_producer ? RING_F_SP_ENQ : 0));
   if (!ring_)
     throw std::runtime_error("cannot create egress queue " + name + ": " + rte_strerror(rte_errno));
 }
@@ -34,9 +35,8 @@ uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, 
   while (keep > 0 && before + kept > limit) kept -= len[--keep];
   packets_.fetch_add(keep, std::memory_order_relaxed);
   ROCELB_TSAN_RELEASE(ring_);
-  const uint32_t queued = keep ? rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts),
-                                                           keep, nullptr)
-                               : 0;
+  const uint32_t queued =
+      keep ? rte_ring_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts), keep, nullptr) : 0;
   for (uint32_t i = queued; i < keep; ++i) kept -= len[i];  // ring full
   if (kept != bytes) bytes_.fetch_sub(bytes - kept, std::memory_order_relaxed);
   if (queued != keep) packets_.fetch_sub(keep - queued, std::memory_order_relaxed);

@@ -18,7 +18,8 @@
 // own_depth_bytes() is the depth the owner sees meanwhile (without its
 // uncommitted pops). Cached packets still count in the depth.
 //
-// Knobs: limit (passed per burst from the epoch's config), ring capacity.
+// Knobs: limit (passed per burst from the epoch's config), ring capacity,
+// single producer (one worker lcore).
 // Counters: depth_bytes, depth_packets, watermark_bytes (any reader);
 //           dequeued_packets/bytes (consumer-owned). Enqueue and drop counts
 //           are per lcore (counters.h).
@@ -44,8 +45,9 @@ class EgressQueue {
   EgressQueue(const EgressQueue&) = delete;
   EgressQueue& operator=(const EgressQueue&) = delete;
 
-  // Throws std::runtime_error if the ring cannot be created.
-  void init(const std::string& name, unsigned capacity);
+  // Throws std::runtime_error if the ring cannot be created. With one
+  // producer (a single worker) the ring's enqueue needs no compare-and-swap.
+  void init(const std::string& name, unsigned capacity, bool single_producer);
 
   // Producer side: hands over pkts[0..n) whose lengths sum to `bytes`
   // (each len[i]), keeping the depth at or under `limit` bytes. Returns how

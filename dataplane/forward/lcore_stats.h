@@ -20,7 +20,7 @@ namespace rocelb {
   X(busy_cycles, "TSC cycles of loop iterations that received or sent at least one packet") \
   X(idle_cycles, "TSC cycles of loop iterations that found nothing to receive or send")     \
   X(polls, "loop iterations (each polls every RX queue and transmits every owned port)")    \
-  X(busy_polls, "loop iterations that received or sent at least one packet")               \
+  X(busy_polls, "loop iterations that received or sent at least one packet")                \
   X(rx_packets, "packets this worker received and ran through the pipeline")                \
   X(tx_packets, "packets this worker handed to the devices of the ports it transmits")
 

@@ -25,11 +25,14 @@ class PortScheduler {
   }
 
   // Returns the class to send from next and its head packet, or -1 if no
-  // unblocked class has a packet. The caller then pops that queue.
-  int pick(EgressQueue* const* queues, uint8_t blocked, rte_mbuf** head) {
+  // unblocked class has a packet. The caller then pops that queue. `ready`
+  // has a bit for each queue that may hold packets (the caller read their
+  // counts once): the others are known empty and are not looked at.
+  int pick(EgressQueue* const* queues, uint8_t blocked, uint8_t ready, rte_mbuf** head) {
+    auto peek = [&](int c) -> rte_mbuf* { return (ready >> c) & 1 ? queues[c]->peek() : nullptr; };
     for (int c = kNumTrafficClasses - 1; c >= 0; --c) {
       if (!((strict_mask_ >> c) & 1) || ((blocked >> c) & 1)) continue;
-      if (rte_mbuf* m = queues[c]->peek()) {
+      if (rte_mbuf* m = peek(c)) {
         *head = m;
         return c;
       }
@@ -43,7 +46,7 @@ class PortScheduler {
       for (int v = 0; v < kNumTrafficClasses; ++v) {
         const int c = cur_;
         const bool is_blocked = (blocked >> c) & 1;
-        rte_mbuf* m = ((strict_mask_ >> c) & 1) || is_blocked ? nullptr : queues[c]->peek();
+        rte_mbuf* m = ((strict_mask_ >> c) & 1) || is_blocked ? nullptr : peek(c);
         if (!m) {
           if (!is_blocked) deficit_[c] = 0;  // an idle class keeps no credit
           advance();
@@ -63,7 +66,7 @@ class PortScheduler {
       uint64_t skip = UINT64_MAX;
       for (int c = 0; c < kNumTrafficClasses; ++c) {
         if (((strict_mask_ | blocked) >> c) & 1) continue;
-        rte_mbuf* m = queues[c]->peek();
+        rte_mbuf* m = peek(c);
         if (!m || quantum_[c] == 0) continue;
         const uint64_t need = m->pkt_len - deficit_[c];  // > 0: nobody could send
         skip = std::min<uint64_t>(skip, (need + quantum_[c] - 1) / quantum_[c]);
@@ -71,7 +74,7 @@ class PortScheduler {
       if (skip == UINT64_MAX) return -1;  // nothing eligible is backlogged
       for (int c = 0; c < kNumTrafficClasses; ++c) {
         if (((strict_mask_ | blocked) >> c) & 1) continue;
-        if (queues[c]->peek()) deficit_[c] += (skip - 1) * quantum_[c];
+        if (peek(c)) deficit_[c] += (skip - 1) * quantum_[c];
       }
     }
     return -1;
@@ -81,10 +84,24 @@ class PortScheduler {
   // packet of `bytes` too, as a new pick() would decide (its deficit charged
   // if so)? Lets the TX path drain a class in one go. Strict classes always
   // may; a higher class that filled meanwhile waits for the next pick().
-  bool again(int c, uint32_t bytes) {
+  // `ready`, `blocked` as given to pick(). When c is the only DWRR class
+  // that can send, the rounds pick() would go through (the others visited
+  // empty, c credited until its head fits) are done here in one step, with
+  // the same outcome.
+  bool again(int c, uint32_t bytes, uint8_t ready, uint8_t blocked) {
     if ((strict_mask_ >> c) & 1) return true;
-    if (c != cur_ || bytes > deficit_[c]) return false;
-    deficit_[c] -= bytes;
+    if (c != cur_) return false;
+    if (bytes <= deficit_[c]) {
+      deficit_[c] -= bytes;
+      return true;
+    }
+    const uint8_t others = static_cast<uint8_t>(ready & ~blocked & ~(1u << c));
+    if (others != 0 || quantum_[c] == 0) return false;
+    for (int k = 0; k < kNumTrafficClasses; ++k)  // visited empty: no credit kept
+      if (k != c && !((strict_mask_ >> k) & 1) && !((blocked >> k) & 1)) deficit_[k] = 0;
+    const uint64_t rounds = (bytes - deficit_[c] + quantum_[c] - 1) / quantum_[c];
+    deficit_[c] += rounds * quantum_[c] - bytes;
+    credited_ = true;
     return true;
   }
 

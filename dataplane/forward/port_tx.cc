@@ -14,33 +14,34 @@
 namespace rocelb {
 namespace {
 
-// Bytes of one class that a dequeue burst took out, per ingress port, so
-// the PFC generator is told once per port instead of once per packet.
+// Bytes a dequeue burst took out, per (ingress port, priority), so the PFC
+// generator is told once per pair and burst instead of once per packet.
 class ReleaseTable {
  public:
-  ReleaseTable(PfcGenerator& pfc, uint8_t prio) : pfc_(pfc), prio_(prio) {}
+  explicit ReleaseTable(PfcGenerator& pfc) : pfc_(pfc) {}
   ~ReleaseTable() { flush(); }
-  void add(uint16_t port, uint32_t bytes) {
+  void add(uint16_t port, uint8_t prio, uint32_t bytes) {
+    const uint32_t key = uint32_t{port} << 8 | prio;
     for (uint32_t i = 0; i < n_; ++i)
-      if (port_[i] == port) {
+      if (key_[i] == key) {
         bytes_[i] += bytes;
         return;
       }
     if (n_ == kMax) flush();
-    port_[n_] = port;
+    key_[n_] = key;
     bytes_[n_++] = bytes;
   }
   void flush() {
-    for (uint32_t i = 0; i < n_; ++i) pfc_.release(port_[i], prio_, bytes_[i]);
+    for (uint32_t i = 0; i < n_; ++i)
+      pfc_.release(static_cast<uint16_t>(key_[i] >> 8), static_cast<uint8_t>(key_[i]), bytes_[i]);
     n_ = 0;
   }
 
  private:
   static constexpr uint32_t kMax = 16;
   PfcGenerator& pfc_;
-  uint8_t prio_;
   uint32_t n_ = 0;
-  uint16_t port_[kMax];
+  uint32_t key_[kMax];
   uint64_t bytes_[kMax];
 };
 
@@ -70,12 +71,15 @@ bool Dataplane::receive_pause(unsigned w, uint16_t port, const PauseEvent& ev) {
 void Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
   PortTx& t = *tx_[port];
   const SwitchConfig& cfg = owner_config(port);
-  PauseEvent ev[8];
-  unsigned k;
-  while ((k = rte_ring_sc_dequeue_burst_elem(t.pause_inbox, ev, sizeof(PauseEvent), 8, nullptr)) >
-         0) {
-    ROCELB_TSAN_ACQUIRE(t.pause_inbox);
-    for (unsigned i = 0; i < k; ++i) apply_pause(t, cfg, port, ev[i]);
+  // A single worker applies every pause frame itself: its inbox stays empty.
+  if (workers_.size() > 1) {
+    PauseEvent ev[8];
+    unsigned k;
+    while ((k = rte_ring_sc_dequeue_burst_elem(t.pause_inbox, ev, sizeof(PauseEvent), 8, nullptr)) >
+           0) {
+      ROCELB_TSAN_ACQUIRE(t.pause_inbox);
+      for (unsigned i = 0; i < k; ++i) apply_pause(t, cfg, port, ev[i]);
+    }
   }
   PfcFrameRequest req;
   if (!pfc_->poll(cfg.qos.pfc, port, now_ns, req)) return;
@@ -95,7 +99,12 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   const SwitchConfig& cfg = owner_config(port);
   const uint64_t now_ns = now_ps / 1000;
   if (cfg.qos.watchdog.enabled && now_ns >= t.watchdog_next_ns) watchdog_poll(t, cfg, now_ns);
-  if (!t.pfc_pending && t.empty()) return 0;
+  // Which queues hold packets, read once per call: the scheduler looks
+  // only at those (queues that fill meanwhile wait for the next call).
+  uint8_t ready = 0;
+  for (int c = 0; c < kNumTrafficClasses; ++c)
+    if (!t.queues[c].empty()) ready |= static_cast<uint8_t>(1u << c);
+  if (!t.pfc_pending && ready == 0) return 0;
   t.blocked = t.pause.paused_mask(now_ns);
   uint16_t n = 0;
   if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
@@ -115,18 +124,20 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
       out[n++] = m;
     }
   }
+  ReleaseTable released(*pfc_);
+  uint8_t taken = 0;  // queues with packets taken and not yet committed
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
-    const int c = t.scheduler.pick(t.queue_ptrs.data(), t.blocked, &head);
+    const int c = t.scheduler.pick(t.queue_ptrs.data(), t.blocked, ready, &head);
     if (c < 0) break;
     const uint8_t prio = static_cast<uint8_t>(c);
     EgressQueue& q = t.queues[c];
     WredMarker& wm = t.wred_dequeue[c];
-    ReleaseTable released(*pfc_, prio);
+    taken |= static_cast<uint8_t>(1u << c);
     // The class drains while the scheduler, the shaper and the burst allow.
     for (;;) {
       rte_mbuf* m = q.take();
-      released.add(m->port, m->pkt_len);  // the ingress port's hold shrinks
+      released.add(m->port, prio, m->pkt_len);  // the ingress port's hold shrinks
       bool sent = true;
       if (wm.profile().enabled && (m->packet_type & RTE_PTYPE_L3_MASK)) {
         // DCQCN-style: the mark reflects the queue the packet leaves behind.
@@ -147,12 +158,13 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
       }
       if (n == max || !t.shaper.can_send(now_ps)) break;
       const rte_mbuf* next = q.peek();
-      if (!next || !t.scheduler.again(c, next->pkt_len)) break;
+      if (!next || !t.scheduler.again(c, next->pkt_len, ready, t.blocked)) break;
     }
-    q.commit();
-    t.scheduler.sent(c, q.empty());
-    released.flush();
+    t.scheduler.sent(c, q.peek() == nullptr);
   }
+  // Published once per queue and burst (one atomic subtract each).
+  for (uint32_t todo = taken; todo != 0; todo &= todo - 1) t.queues[__builtin_ctz(todo)].commit();
+  released.flush();
   return n;
 }
 
@@ -195,8 +207,9 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
       }
     } else if (ev == WatchdogEvent::kStormRestored) {
       if (wd.action() == WatchdogAction::kDrop) {
-        t.storm_drop.store(t.storm_drop.load(std::memory_order_relaxed) & static_cast<uint8_t>(~bit),
-                           std::memory_order_relaxed);
+        t.storm_drop.store(
+            t.storm_drop.load(std::memory_order_relaxed) & static_cast<uint8_t>(~bit),
+            std::memory_order_relaxed);
         if (t.storm_counted & bit) {  // only this port's storm ends
           pfc_->storm_end(prio);
           t.storm_counted &= static_cast<uint8_t>(~bit);

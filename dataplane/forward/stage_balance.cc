@@ -87,7 +87,8 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, log ? log->decisions() : nullptr);
+    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member,
+                        log ? log->decisions() : nullptr);
     for (uint32_t j = 0; j < cnt; ++j) {
       const uint16_t i = idx[j];
       if (member[j] == kNoMember) {

@@ -46,7 +46,8 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
         b.drop(i, oc, DropReason::wred_dropped);
         continue;
       }
-      if (v == WredVerdict::kMark) mark_ce(rte_pktmbuf_mtod(m, uint8_t*) + p.l3_offset, p.ip_version);
+      if (v == WredVerdict::kMark)
+        mark_ce(rte_pktmbuf_mtod(m, uint8_t*) + p.l3_offset, p.ip_version);
     }
     if (storm) {  // the queue is in a PFC storm
       b.drop(i, oc, DropReason::pfc_watchdog_drop);

@@ -76,8 +76,8 @@ struct Burst {
 
   ParsedPacket* pp;  // kMaxBurst entries (the worker's scratch)
   Step step[kMaxBurst];
-  bool nd_mac[kMaxBurst];       // accepted only as neighbor discovery to the switch
-  uint32_t nh[kMaxBurst];       // route_stage: next-hop index
+  bool nd_mac[kMaxBurst];  // accepted only as neighbor discovery to the switch
+  uint32_t nh[kMaxBurst];  // route_stage: next-hop index
   uint16_t out_port[kMaxBurst];
   uint8_t tc[kMaxBurst];
   const uint8_t* out_mac[kMaxBurst];

@@ -74,7 +74,7 @@ struct GroupConfig {
   // Per member, what does not change with traffic: speed and up (admin
   // status). A worker copies it into its scratch and adds depth and load.
   std::vector<MemberPath> paths;
-  bool needs_depth = false;  // the mode reads queue depth and load (quality modes, drill)
+  bool needs_depth = false;       // the mode reads queue depth and load (quality modes, drill)
   bool depth_whole_port = false;  // quality.depth: port (else the packet's class queue)
 };
 

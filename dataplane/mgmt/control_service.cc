@@ -58,6 +58,7 @@ Json ControlService::show(const std::string& what) {
   if (what == "pfc") return view_pfc(dp, c, now);
   if (what == "ecn") return view_ecn(dp, c, now);
   if (what == "groups") return view_groups(dp, c, now);
+  if (what == "lcores") return view_lcores(dp, c, now);
   Json j = c;  // counters
   j["time_ns"] = now;
   return j;

@@ -330,11 +330,33 @@ Json view_flowlets(const Dataplane& dp, uint64_t now_ns) {
   return j;
 }
 
+Json view_lcores(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
+  (void)dp;
+  Json j;
+  j["time_ns"] = now_ns;
+  j["tsc_hz"] = counters.value("tsc_hz", uint64_t{0});
+  Json lcores = Json::array();
+  if (counters.contains("lcores"))
+    for (const auto& c : counters.at("lcores")) {
+      Json l = c;
+      const uint64_t busy = u64(c, "busy_cycles"), idle = u64(c, "idle_cycles");
+      const uint64_t rx = u64(c, "rx_packets");
+      l["busy_pct"] = busy + idle ? 100.0 * static_cast<double>(busy) / double(busy + idle) : 0.0;
+      l["cycles_per_packet"] = rx ? static_cast<double>(busy) / double(rx) : 0.0;
+      lcores.push_back(std::move(l));
+    }
+  j["lcores"] = std::move(lcores);
+  return j;
+}
+
 namespace {
 
 // Keys whose numbers are states, not counts: `clear counters` leaves them.
 bool is_gauge(std::string_view key) {
   static const std::set<std::string_view> kGauges = {"id",
+                                                     "worker",
+                                                     "lcore",
+                                                     "tsc_hz",
                                                      "port",
                                                      "tc",
                                                      "speed_bps",

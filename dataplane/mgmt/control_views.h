@@ -22,6 +22,9 @@ Json view_pfc(const Dataplane& dp, const Json& counters, uint64_t now_ns);
 Json view_ecn(const Dataplane& dp, const Json& counters, uint64_t now_ns);
 Json view_groups(const Dataplane& dp, const Json& counters, uint64_t now_ns);
 Json view_flowlets(const Dataplane& dp, uint64_t now_ns);
+// Per worker lcore: busy and idle TSC cycles, loop iterations, packets, and
+// derived busy_pct and cycles_per_packet (busy cycles per received packet).
+Json view_lcores(const Dataplane& dp, const Json& counters, uint64_t now_ns);
 
 // `counters` minus `base` (taken by `clear counters`): every counter of the
 // schema, matched by port/group name and by position otherwise; gauges

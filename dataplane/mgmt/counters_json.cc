@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include <rte_cycles.h>
+
 namespace rocelb {
 
 Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
@@ -103,6 +105,21 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
     groups.push_back(jg);
   }
   j["groups"] = groups;
+
+  // Live only: where each worker lcore's cycles went (lcore_stats.h).
+  if (!s.lcores.empty() && dp.worker_lcore(0) >= 0) {
+    j["tsc_hz"] = rte_get_tsc_hz();
+    Json lcores = Json::array();
+    for (size_t w = 0; w < s.lcores.size(); ++w) {
+      Json jl;
+      jl["worker"] = w;
+      jl["lcore"] = dp.worker_lcore(static_cast<unsigned>(w));
+      for (const LcoreCounterInfo& info : kLcoreCounters)
+        jl[std::string(info.name)] = s.lcores[w].*(info.field);
+      lcores.push_back(jl);
+    }
+    j["lcores"] = lcores;
+  }
 
   Json totals;
   totals["rx_packets"] = rx;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dataplane/forward/counters.h"
+#include "dataplane/forward/lcore_stats.h"
 #include "lb/lb_counters.h"
 #include "pfc/pause_receiver.h"
 #include "pfc/pfc_generator.h"
@@ -211,6 +212,21 @@ std::string counters_prometheus(const Json& c) {
                   {"member", m.at("via").get<std::string>()},
                   {"port", std::to_string(m.at("port").get<int>())}},
                  num(m.at(k)));
+  }
+
+  // Worker lcores (live only): where the cycles went.
+  if (c.contains("lcores")) {
+    for (const LcoreCounterInfo& info : kLcoreCounters) {
+      const std::string name = metric("lcore", info.name, true);
+      w.family(name, info.help, true);
+      for (const auto& l : c.at("lcores"))
+        w.sample(name,
+                 {{"worker", std::to_string(l.at("worker").get<uint64_t>())},
+                  {"lcore", std::to_string(l.at("lcore").get<int64_t>())}},
+                 num(l.at(std::string(info.name))));
+    }
+    w.family("rocelb_lcore_tsc_hz", "TSC ticks per second: cycles / tsc_hz = seconds", false);
+    w.sample("rocelb_lcore_tsc_hz", {}, num(c.at("tsc_hz")));
   }
 
   const Json& t = c.at("totals");

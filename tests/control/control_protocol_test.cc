@@ -134,7 +134,7 @@ TEST(ControlProtocol, UnknownKey) {
 TEST(ControlProtocol, BadWhat) {
   EXPECT_EQ(error_of(R"({"verb":"show","what":"routes"})"),
             "show: unknown \"what\" \"routes\" (known: ports, queues, pfc, ecn, groups, flowlets, "
-            "counters, config, metrics)");
+            "counters, config, metrics, lcores)");
   EXPECT_EQ(error_of(R"({"verb":"clear","what":"ports"})"),
             "clear: unknown \"what\" \"ports\" (known: counters)");
 }

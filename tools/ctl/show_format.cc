@@ -360,7 +360,27 @@ std::string format_metrics(const json& r) {
   return text;
 }
 
+// Like OVS's pmd-stats-show: per worker lcore, where the cycles went.
+std::string format_lcores(const json& r) {
+  const json& lcores = r.at("lcores");
+  if (lcores.empty()) return "no worker lcores (not a live switch)\n";
+  Table t({right("worker"), right("lcore"), right("busy"), right("busy_cycles"),
+           right("idle_cycles"), right("polls"), right("busy_polls"), right("rx_pkts"),
+           right("tx_pkts"), right("cycles/pkt")});
+  for (const auto& l : lcores) {
+    const uint64_t rx = u64(l, "rx_packets");
+    t.add({num(u64(l, "worker")), num(u64(l, "lcore")), human_percent(f64(l, "busy_pct") / 100, 1),
+           num(u64(l, "busy_cycles")), num(u64(l, "idle_cycles")), num(u64(l, "polls")),
+           num(u64(l, "busy_polls")), num(rx), num(u64(l, "tx_packets")),
+           rx ? num(static_cast<uint64_t>(f64(l, "cycles_per_packet") + 0.5)) : "-"});
+  }
+  const double hz = f64(r, "tsc_hz");
+  return t.render() + "TSC " + (hz > 0 ? std::to_string(static_cast<uint64_t>(hz / 1e6)) : "?") +
+         " MHz; cycles/pkt = busy cycles per received packet\n";
+}
+
 std::string format_show(std::string_view what, const json& result) {
+  if (what == "lcores") return format_lcores(result);
   if (what == "ports") return format_ports(result);
   if (what == "queues") return format_queues(result);
   if (what == "pfc") return format_pfc(result);

@@ -31,10 +31,12 @@ std::string format_flowlets(const nlohmann::json& result);
 std::string format_counters(const nlohmann::json& result);
 std::string format_config(const nlohmann::json& result);
 std::string format_metrics(const nlohmann::json& result);
+std::string format_lcores(const nlohmann::json& result);
 
 // The targets above, in the order the help lists them.
-inline constexpr std::string_view kShowTargets[] = {
-    "ports", "queues", "pfc", "ecn", "groups", "flowlets", "counters", "config", "metrics"};
+inline constexpr std::string_view kShowTargets[] = {"ports",   "queues",   "pfc",      "ecn",
+                                                    "groups",  "flowlets", "counters", "config",
+                                                    "metrics", "lcores"};
 
 // Dispatches on `what` (one of kShowTargets; anything else throws
 // std::invalid_argument).
