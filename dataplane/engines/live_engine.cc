@@ -72,7 +72,10 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     workers_.push_back(std::move(wk));
   }
 
-  unsigned owner = 0;
+  // RX queues are spread over the workers one (port, queue) pair after
+  // another, so single-queue devices do not all land on worker 0; each port
+  // is transmitted by one worker, in turn.
+  unsigned owner = 0, rx_next = 0;
   for (uint16_t id : cfg.port_ids) {
     const PortConfig& pc = cfg.ports[id];
     const std::string where = "port " + std::to_string(id) + " (" + pc.name + ")";
@@ -114,7 +117,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       rxc.offloads = conf.rxmode.offloads;
       if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, pool_); rc != 0)
         throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc));
-      workers_[q % nw]->rx.emplace_back(id, q);
+      workers_[rx_next++ % nw]->rx.emplace_back(id, q);
     }
     rte_eth_txconf txc = info.default_txconf;
     txc.offloads = conf.txmode.offloads;

@@ -1,11 +1,16 @@
 // Live mode: poll-mode forwarding on DPDK ports (a NIC, or af_xdp / af_packet
 // / tap / memif / pcap / null / ring vdevs).
 //
-// Every worker lcore polls its own RX queue of every port (RSS spreads flows
-// over the queues, so a flow stays on one lcore) and runs the pipeline; each
-// port is transmitted by exactly one worker (its owner), through the port's
-// scheduler and shaper, so egress queues build as on a real link of the
-// configured speed. With one lcore the main lcore forwards.
+// The RX queues of all ports are spread over the worker lcores, one (port,
+// queue) pair after another (RSS spreads flows over a port's queues, so a
+// flow stays on one lcore), and each worker runs the pipeline on what it
+// receives; each port is transmitted by exactly one worker (its owner,
+// ports dealt out in turn), through the port's scheduler and shaper, so
+// egress queues build as on a real link of the configured speed. A worker
+// hands packets to another worker's port through that port's egress queues
+// and PFC frames through its pause inbox (dataplane.h). Every loop
+// iteration: adopt the current config, receive and forward, transmit, and
+// account its cycles (lcore_stats.h). With one lcore the main lcore forwards.
 //
 // Knobs (LiveOptions): descriptors per queue, mbufs, shaper burst.
 // Counters: all of the Dataplane's, plus tx_failed for frames a device never
