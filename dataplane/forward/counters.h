@@ -143,12 +143,22 @@ struct alignas(64) PortCounters {
   }
 };
 
-// Per (port, traffic class) counters kept by the lcores that enqueue.
-#define ROCELB_QUEUE_COUNTERS(X)                                 \
-  X(enqueued_packets, "packets accepted into the queue")         \
-  X(enqueued_bytes, "bytes accepted into the queue")             \
-  X(dropped_packets, "packets refused by the queue (tail drop)") \
-  X(dropped_bytes, "bytes refused by the queue (tail drop)")
+// Per (port, traffic class) counters: enqueued and dropped kept by the
+// lcores that enqueue, dequeued by the port's TX owner (EgressQueue).
+#define ROCELB_QUEUE_COUNTERS(X)                                       \
+  X(enqueued_packets, "packets accepted into the queue")               \
+  X(enqueued_bytes, "bytes accepted into the queue")                   \
+  X(dequeued_packets, "packets taken off the queue by the scheduler")  \
+  X(dequeued_bytes, "bytes taken off the queue by the scheduler")      \
+  X(dropped_packets, "packets refused by the queue (tail drop, full)") \
+  X(dropped_bytes, "bytes refused by the queue (tail drop, full)")
+
+// Per (port, traffic class) states, read from the queue and the config.
+#define ROCELB_QUEUE_GAUGES(X)                                                        \
+  X(depth_packets, "packets on the queue now")                                        \
+  X(depth_bytes, "bytes on the queue now")                                            \
+  X(watermark_bytes, "largest depth seen, in bytes (SAI_QUEUE_STAT_WATERMARK_BYTES)") \
+  X(limit_bytes, "tail-drop limit, in bytes")
 
 struct QueueCounters {
 #define ROCELB_X(name, help) Counter name;
@@ -171,6 +181,23 @@ struct QueueCounterInfo {
 inline constexpr QueueCounterInfo kQueueCounters[] = {
 #define ROCELB_X(name, help) {#name, help, &QueueCounters::name},
     ROCELB_QUEUE_COUNTERS(ROCELB_X)
+#undef ROCELB_X
+};
+
+struct QueueGauges {
+#define ROCELB_X(name, help) uint64_t name = 0;
+  ROCELB_QUEUE_GAUGES(ROCELB_X)
+#undef ROCELB_X
+};
+
+struct QueueGaugeInfo {
+  std::string_view name;
+  std::string_view help;
+  uint64_t QueueGauges::*field;
+};
+inline constexpr QueueGaugeInfo kQueueGauges[] = {
+#define ROCELB_X(name, help) {#name, help, &QueueGauges::name},
+    ROCELB_QUEUE_GAUGES(ROCELB_X)
 #undef ROCELB_X
 };
 

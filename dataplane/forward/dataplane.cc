@@ -241,8 +241,17 @@ Snapshot Dataplane::snapshot() const {
     pc.drop(DropReason::wred_dropped, t.wred_dequeue_drops);
     pc.drop(DropReason::pfc_watchdog_drop, t.watchdog_drops);
     for (int c = 0; c < kNumTrafficClasses; ++c) {
-      s.queue[id][c].wred.add(t.wred_dequeue[c].counters());
-      s.queue[id][c].wred.add(t.wred_dequeue_retired[c]);
+      QueueCounters& qc = s.queue[id][c];
+      const EgressQueue& q = t.queues[c];
+      qc.wred.add(t.wred_dequeue[c].counters());
+      qc.wred.add(t.wred_dequeue_retired[c]);
+      qc.dequeued_packets += q.dequeued_packets();
+      qc.dequeued_bytes += q.dequeued_bytes();
+      QueueGauges& g = s.queue_gauges[id][c];
+      g.depth_packets = q.depth_packets();
+      g.depth_bytes = q.depth_bytes();
+      g.watermark_bytes = q.watermark_bytes();
+      g.limit_bytes = cfg.ports[id].queue_limit[c];
     }
     for (const auto& q : t.queues) s.queued_packets += q.depth_packets();
   }

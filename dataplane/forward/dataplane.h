@@ -162,6 +162,7 @@ struct PortTx {
 struct Snapshot {
   std::array<PortCounters, kMaxPorts> port{};
   std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
+  std::array<std::array<QueueGauges, kNumTrafficClasses>, kMaxPorts> queue_gauges{};
   std::vector<LbEngineCounters> groups;  // per group, summed over lcores
   std::vector<MemberCounters> member;    // every group's members, flattened in group order
   std::vector<LcoreStats> lcores;        // per worker

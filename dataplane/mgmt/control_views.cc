@@ -94,14 +94,17 @@ Json view_queues(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["weight"] = strict ? 0u : sp.weight[static_cast<size_t>(tc)];
       q["paused"] = ((paused >> tc) & 1) != 0;
       const EgressQueue& eq = t.queues[tc];
-      q["depth_packets"] = eq.depth_packets();
-      q["depth_bytes"] = eq.depth_bytes();
-      q["watermark_bytes"] = eq.watermark_bytes();
-      q["limit_bytes"] = pc.queue_limit[static_cast<size_t>(tc)];
-      for (const char* k :
-           {"enqueued_packets", "enqueued_bytes", "dequeued_packets", "dequeued_bytes",
-            "dropped_packets", "dropped_bytes", "wred_ecn_marked_packets"})
-        q[k] = u64(qc, k);
+      // Live depths (not the snapshot's): the queue as it stands now.
+      QueueGauges g;
+      g.depth_packets = eq.depth_packets();
+      g.depth_bytes = eq.depth_bytes();
+      g.watermark_bytes = eq.watermark_bytes();
+      g.limit_bytes = pc.queue_limit[static_cast<size_t>(tc)];
+      for (const QueueGaugeInfo& info : kQueueGauges) q[std::string(info.name)] = g.*(info.field);
+      for (const QueueCounterInfo& info : kQueueCounters)
+        q[std::string(info.name)] = u64(qc, info.name);
+      for (const WredCounterInfo& info : kWredCounters)
+        q[std::string(info.name)] = u64(qc, info.name);
       queues.push_back(std::move(q));
     }
   }
@@ -208,9 +211,8 @@ Json view_ecn(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       q["name"] = cfg.ports[id].name;
       q["tc"] = tc;
       q["depth_bytes"] = dp.tx(id).queues[tc].depth_bytes();
-      for (const char* k : {"wred_ecn_marked_packets", "wred_ecn_marked_bytes",
-                            "wred_dropped_packets", "wred_dropped_bytes"})
-        q[k] = u64(qc, k);
+      for (const WredCounterInfo& info : kWredCounters)
+        q[std::string(info.name)] = u64(qc, info.name);
       queues.push_back(std::move(q));
     }
   }
@@ -254,8 +256,8 @@ Json view_groups(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
       m["port"] = gm.port;
       m["weight"] = gm.weight;
       m["up"] = cfg.ports[gm.port].admin_up;
-      m["packets"] = cm ? u64(*cm, "packets") : 0;
-      m["bytes"] = cm ? u64(*cm, "bytes") : 0;
+      for (const MemberCounterInfo& info : kMemberCounters)
+        m[std::string(info.name)] = cm ? u64(*cm, info.name) : 0;
       m["share"] = total ? static_cast<double>(m["bytes"].get<uint64_t>()) / total : 0.0;
       members.push_back(std::move(m));
     }

@@ -31,19 +31,12 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
     const PortTx& t = dp.tx(id);
     for (int q = 0; q < kNumTrafficClasses; ++q) {
       const QueueCounters& qc = s.queue[id][q];
-      const EgressQueue& eq = t.queues[q];
+      const QueueGauges& qg = s.queue_gauges[id][q];
       Json jq;
       jq["tc"] = q;
-      jq["enqueued_packets"] = qc.enqueued_packets;
-      jq["enqueued_bytes"] = qc.enqueued_bytes;
-      jq["dequeued_packets"] = eq.dequeued_packets();
-      jq["dequeued_bytes"] = eq.dequeued_bytes();
-      jq["dropped_packets"] = qc.dropped_packets;
-      jq["dropped_bytes"] = qc.dropped_bytes;
-      jq["depth_packets"] = eq.depth_packets();
-      jq["depth_bytes"] = eq.depth_bytes();
-      jq["watermark_bytes"] = eq.watermark_bytes();
-      jq["limit_bytes"] = pc.queue_limit[static_cast<size_t>(q)];
+      for (const QueueCounterInfo& info : kQueueCounters)
+        jq[std::string(info.name)] = qc.*(info.field);
+      for (const QueueGaugeInfo& info : kQueueGauges) jq[std::string(info.name)] = qg.*(info.field);
       for (const WredCounterInfo& info : kWredCounters)
         jq[std::string(info.name)] = qc.wred.*(info.field);
       queues.push_back(jq);
@@ -97,8 +90,11 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
       jm["via"] = to_string(g.members[i].via);
       jm["port"] = g.members[i].port;
       jm["weight"] = g.members[i].weight;
-      jm["packets"] = i < lc.member_packets.size() ? lc.member_packets[i].load() : 0;
-      jm["bytes"] = i < lc.member_bytes.size() ? lc.member_bytes[i].load() : 0;
+      MemberCounters mc;
+      mc.packets = i < lc.member_packets.size() ? lc.member_packets[i].load() : 0;
+      mc.bytes = i < lc.member_bytes.size() ? lc.member_bytes[i].load() : 0;
+      for (const MemberCounterInfo& info : kMemberCounters)
+        jm[std::string(info.name)] = mc.*(info.field);
       members.push_back(jm);
     }
     jg["members"] = members;

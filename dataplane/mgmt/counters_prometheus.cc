@@ -136,33 +136,19 @@ std::string counters_prometheus(const Json& c) {
                num(p.at("drops").at(kDropInfo[k].name)));
 
   // Queues: counters, then gauges.
-  struct QueueKey {
-    const char* key;
-    const char* help;
-    bool counter;
-  };
-  static constexpr QueueKey kQueue[] = {
-      {"enqueued_packets", "packets put on the queue", true},
-      {"enqueued_bytes", "bytes put on the queue", true},
-      {"dequeued_packets", "packets taken off the queue by the scheduler", true},
-      {"dequeued_bytes", "bytes taken off the queue by the scheduler", true},
-      {"dropped_packets", "packets tail-dropped at the queue (full)", true},
-      {"dropped_bytes", "bytes tail-dropped at the queue (full)", true},
-      {"depth_packets", "packets on the queue now", false},
-      {"depth_bytes", "bytes on the queue now", false},
-      {"watermark_bytes", "largest depth seen (SAI_QUEUE_STAT_WATERMARK_BYTES)", false},
-      {"limit_bytes", "tail-drop limit", false},
-  };
   auto queue_labels = [&](const Json& p, const Json& q) {
     return Labels{{"port", port_label(p)}, {"queue", std::to_string(q.at("tc").get<int>())}};
   };
-  for (const QueueKey& k : kQueue) {
+  auto queue_family = [&](std::string_view key, std::string_view help, bool counter) {
     const std::string name =
-        k.counter ? metric("queue", k.key, true) : "rocelb_queue_" + std::string(k.key);
-    w.family(name, k.help, k.counter);
+        counter ? metric("queue", key, true) : "rocelb_queue_" + std::string(key);
+    w.family(name, help, counter);
     for (const auto& p : ports)
-      for (const auto& q : p.at("queues")) w.sample(name, queue_labels(p, q), num(q.at(k.key)));
-  }
+      for (const auto& q : p.at("queues"))
+        w.sample(name, queue_labels(p, q), num(q.at(std::string(key))));
+  };
+  for (const QueueCounterInfo& info : kQueueCounters) queue_family(info.name, info.help, true);
+  for (const QueueGaugeInfo& info : kQueueGauges) queue_family(info.name, info.help, false);
   for (const WredCounterInfo& info : kWredCounters) {
     const std::string name = metric("queue", info.name, true);
     w.family(name, info.help, true);
@@ -202,9 +188,10 @@ std::string counters_prometheus(const Json& c) {
     for (const auto& g : groups)
       w.sample(name, {{"group", g.at("name").get<std::string>()}}, num(g.at(info.name)));
   }
-  for (const char* k : {"packets", "bytes"}) {
+  for (const MemberCounterInfo& info : kMemberCounters) {
+    const std::string k(info.name);
     const std::string name = metric("group_member", k, true);
-    w.family(name, std::string(k) + " the group sent through this member", true);
+    w.family(name, info.help, true);
     for (const auto& g : groups)
       for (const auto& m : g.at("members"))
         w.sample(name,

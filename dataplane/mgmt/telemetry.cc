@@ -96,8 +96,8 @@ int cmd_groups(const char*, const char*, rte_tel_data* d) {
     size_t k = 0;
     for (const auto& m : g.at("members")) {
       const std::string base = name + "/m" + std::to_string(k++);
-      flatten(d, base + "/packets", m.at("packets"));
-      flatten(d, base + "/bytes", m.at("bytes"));
+      for (const MemberCounterInfo& info : kMemberCounters)
+        flatten(d, base + "/" + std::string(info.name), m.at(std::string(info.name)));
     }
   }
   return 0;
