@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/upstream_sender.h"
@@ -199,10 +200,18 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
     dp_->adopt(0);  // one thread: the epoch never changes under a replay, but this is the route
+    // Ports whose state this event may change; only those are polled and
+    // rescheduled after it (PFC refreshes due now are polled on every port
+    // first). Dynamic thresholds and storms move every port's PFC state.
+    uint64_t touched = 0;
     for (uint16_t id : cfg.port_ids) {
       dp_->tx(id).sample_load(now_ps / 1000);
-      dp_->tx_poll(id, now_ps / 1000);  // refreshes that fall due now
+      if (dp_->tx_poll(id, now_ps / 1000)) touched |= uint64_t{1} << id;  // refreshes due now
     }
+    const uint8_t suppressed = dp_->pfc().suppressed_mask();
+    auto every_port = [&] {
+      return cfg.qos.pfc.dynamic || dp_->pfc().suppressed_mask() != suppressed;
+    };
 
     if (departure) {
       Sink& sk = sinks[out];
@@ -231,8 +240,10 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       sk.next_ps = dp_->next_tx_ps(port, std::max(now_ps, dp_->tx(port).shaper.wire_free_ps()));
       sk.scheduled = sk.next_ps != UINT64_MAX;
       // The departure released buffer: an ingress port may now owe its peer an XON.
+      touched |= std::exchange(dp_->tx(port).released_ports, 0);
+      const bool all = every_port();
       for (uint16_t id : cfg.port_ids) {
-        if (id == port) continue;
+        if (id == port || !(all || ((touched >> id) & 1))) continue;
         dp_->tx_poll(id, now_ps / 1000);
         const uint64_t next = dp_->next_tx_ps(id, now_ps);
         Sink& other = sinks[id];
@@ -257,7 +268,12 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       process_burst(*dp_, 0, in->port(), &m, 1, now_ps / 1000);
     }
     refresh_sender(*in);
+    // The ingress port (its held bytes, a received pause) and where the
+    // frame was queued.
+    touched |= std::exchange(dp_->worker(0).enqueued_ports, 0) | uint64_t{1} << in->port();
+    const bool all = every_port();
     for (uint16_t id : cfg.port_ids) {
+      if (!(all || ((touched >> id) & 1))) continue;
       dp_->tx_poll(id, now_ps / 1000);  // the arrival may have crossed XOFF
       Sink& sk = sinks[id];
       // A port with new work, or whose pause a received PFC frame just changed.

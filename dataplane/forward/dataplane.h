@@ -79,6 +79,9 @@ struct alignas(64) WorkerState {
   // initialise it: parse results, and one group's members per burst.
   std::array<ParsedPacket, 32> parsed;
   std::array<MemberPath, kMaxLbMembers> paths{};
+  // Egress ports this worker handed packets to since the replay engine
+  // last looked (it reschedules only those ports).
+  uint64_t enqueued_ports = 0;
   LcoreStats lcore;
 };
 
@@ -126,6 +129,9 @@ struct PortTx {
   uint64_t watchdog_next_ns = 0;
   std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
   uint8_t storm_counted = 0;           // priorities this port counts in PfcGenerator storms
+  // Ingress ports whose PFC held bytes this port's dequeues released since
+  // the replay engine last looked (it re-polls only those ports' PFC state).
+  uint64_t released_ports = 0;
   alignas(64) Counter tx_packets;
   Counter tx_bytes;
   Counter pfc_frames_sent;
@@ -207,8 +213,9 @@ class Dataplane {
 
   // The port's TX owner, before dequeue(): applies received pause frames
   // from its inbox and asks the PFC generator whether a PFC frame must go
-  // out on `port` now (then dequeue() sends it before any data).
-  void tx_poll(uint16_t port, uint64_t now_ns);
+  // out on `port` now (then dequeue() sends it before any data). True when
+  // a PFC frame became due.
+  bool tx_poll(uint16_t port, uint64_t now_ns);
 
   // Takes up to `max` frames from `port` that may start by `now_ps`, in the
   // scheduler's order, charging the shaper; start_ps[i] gets each frame's

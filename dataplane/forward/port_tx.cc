@@ -18,7 +18,7 @@ namespace {
 // generator is told once per pair and burst instead of once per packet.
 class ReleaseTable {
  public:
-  explicit ReleaseTable(PfcGenerator& pfc) : pfc_(pfc) {}
+  ReleaseTable(PfcGenerator& pfc, uint64_t& ports) : pfc_(pfc), ports_(ports) {}
   ~ReleaseTable() { flush(); }
   void add(uint16_t port, uint8_t prio, uint32_t bytes) {
     const uint32_t key = uint32_t{port} << 8 | prio;
@@ -32,14 +32,18 @@ class ReleaseTable {
     bytes_[n_++] = bytes;
   }
   void flush() {
-    for (uint32_t i = 0; i < n_; ++i)
-      pfc_.release(static_cast<uint16_t>(key_[i] >> 8), static_cast<uint8_t>(key_[i]), bytes_[i]);
+    for (uint32_t i = 0; i < n_; ++i) {
+      const uint16_t port = static_cast<uint16_t>(key_[i] >> 8);
+      pfc_.release(port, static_cast<uint8_t>(key_[i]), bytes_[i]);
+      ports_ |= uint64_t{1} << (port % 64);
+    }
     n_ = 0;
   }
 
  private:
   static constexpr uint32_t kMax = 16;
   PfcGenerator& pfc_;
+  uint64_t& ports_;
   uint32_t n_ = 0;
   uint32_t key_[kMax];
   uint64_t bytes_[kMax];
@@ -68,7 +72,7 @@ bool Dataplane::receive_pause(unsigned w, uint16_t port, const PauseEvent& ev) {
   return rte_ring_mp_enqueue_elem(t.pause_inbox, const_cast<PauseEvent*>(&ev), sizeof ev) == 0;
 }
 
-void Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
+bool Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
   PortTx& t = *tx_[port];
   const SwitchConfig& cfg = owner_config(port);
   // A single worker applies every pause frame itself: its inbox stays empty.
@@ -82,7 +86,7 @@ void Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
     }
   }
   PfcFrameRequest req;
-  if (!pfc_->poll(cfg.qos.pfc, port, now_ns, req)) return;
+  if (!pfc_->poll(cfg.qos.pfc, port, now_ns, req)) return false;
   if (!t.pfc_pending) {
     t.pfc_request = req;
   } else {  // not sent yet: the newer word for each priority wins
@@ -91,6 +95,7 @@ void Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
     t.pfc_request.class_enable |= req.class_enable;
   }
   t.pfc_pending = true;
+  return true;
 }
 
 uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
@@ -124,7 +129,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
       out[n++] = m;
     }
   }
-  ReleaseTable released(*pfc_);
+  ReleaseTable released(*pfc_, t.released_ports);
   uint8_t taken = 0;  // queues with packets taken and not yet committed
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
@@ -190,6 +195,7 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
         while (rte_mbuf* m = q.peek()) {
           q.take();
           pfc_->release(m->port, prio, m->pkt_len);
+          t.released_ports |= uint64_t{1} << (m->port % 64);
           rte_pktmbuf_free(m);
           ++n;
         }
