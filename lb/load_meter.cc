@@ -2,8 +2,7 @@
 
 namespace rocelb {
 
-bool LoadMeter::sample(uint64_t now_ns) {
-  if (now_ns < last_ns_ || now_ns - last_ns_ < interval_ns_) return false;
+bool LoadMeter::fold(uint64_t now_ns) {
   const uint64_t elapsed = now_ns - last_ns_;
   const uint64_t steps = elapsed / interval_ns_;
   const unsigned __int128 bits_ns = static_cast<unsigned __int128>(bytes_) * 8 * 1'000'000'000ull;

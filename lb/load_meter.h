@@ -22,7 +22,10 @@ class LoadMeter {
   void on_tx(uint64_t bytes) { bytes_ += bytes; }
 
   // Updates load_bps() if an interval has passed since the last update.
-  bool sample(uint64_t now_ns);
+  bool sample(uint64_t now_ns) {
+    if (now_ns < last_ns_ || now_ns - last_ns_ < interval_ns_) return false;
+    return fold(now_ns);
+  }
 
   uint64_t load_bps() const { return load_bps_; }
   uint64_t last_sample_ns() const { return last_ns_; }
@@ -30,6 +33,8 @@ class LoadMeter {
   uint64_t interval_ns() const { return interval_ns_; }
 
  private:
+  bool fold(uint64_t now_ns);  // an interval has passed: fold the rate in
+
   uint64_t interval_ns_;
   uint32_t alpha_q16_;
   uint64_t last_ns_;

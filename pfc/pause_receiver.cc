@@ -18,7 +18,9 @@ void PauseReceiver::set_timer(int prio, uint16_t quanta, uint64_t now_ns, uint64
     s.acc_ns.store(s.acc_ns.load(kRelaxed) + open_ns(s, now_ns), kRelaxed);
   }
   s.start.store(now_ns, kRelaxed);
-  s.until.store(now_ns + pause_quanta_to_ns(quanta, speed_bps), kRelaxed);
+  const uint64_t until = now_ns + pause_quanta_to_ns(quanta, speed_bps);
+  s.until.store(until, kRelaxed);
+  if (until > last_until_.load(kRelaxed)) last_until_.store(until, kRelaxed);
 }
 
 void PauseReceiver::on_pfc(uint8_t class_enable, const uint16_t quanta[kPfcPriorities],
@@ -37,6 +39,7 @@ void PauseReceiver::on_pause(uint16_t quanta, uint64_t now_ns, uint64_t speed_bp
 }
 
 uint8_t PauseReceiver::paused_mask(uint64_t now_ns) const {
+  if (last_until_.load(kRelaxed) <= now_ns) return 0;
   uint8_t mask = 0;
   for (int p = 0; p < kPfcPriorities; ++p)
     if (prio_[p].until.load(kRelaxed) > now_ns) mask |= static_cast<uint8_t>(1u << p);
@@ -44,6 +47,7 @@ uint8_t PauseReceiver::paused_mask(uint64_t now_ns) const {
 }
 
 uint64_t PauseReceiver::next_change_ns(uint64_t now_ns) const {
+  if (last_until_.load(kRelaxed) <= now_ns) return UINT64_MAX;
   const uint8_t ignored = ignored_.load(kRelaxed);
   uint64_t next = UINT64_MAX;
   for (int p = 0; p < kPfcPriorities; ++p) {

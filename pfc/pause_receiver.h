@@ -127,6 +127,9 @@ class PauseReceiver {
 
   std::array<Prio, kPfcPriorities> prio_;
   std::atomic<uint8_t> ignored_{0};
+  // The latest `until` of any priority: nothing is paused from then on, so
+  // the common question (is anything paused now?) costs one load.
+  std::atomic<uint64_t> last_until_{0};
 };
 
 }  // namespace rocelb

@@ -5,8 +5,14 @@
 namespace rocelb {
 
 size_t ReorderMeter::QpKeyHash::operator()(const QpKey& k) const {
-  uint64_t h = 0xcbf29ce484222325ull ^ k.qp;
-  for (uint8_t b : k.ips) h = (h ^ b) * 0x100000001b3ull;
+  // Four 64-bit words of addresses and the QP, multiply-xor mixed.
+  uint64_t w[4];
+  std::memcpy(w, k.ips.data(), sizeof w);
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ k.qp;
+  for (uint64_t v : w) {
+    const unsigned __int128 r = static_cast<unsigned __int128>(h ^ v) * 0xff51afd7ed558ccdull;
+    h = static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+  }
   return static_cast<size_t>(h);
 }
 

@@ -204,9 +204,13 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     // rescheduled after it (PFC refreshes due now are polled on every port
     // first). Dynamic thresholds and storms move every port's PFC state.
     uint64_t touched = 0;
+    // Refreshes due now: only a port asserting XOFF can owe one (static
+    // thresholds; an XOFF crossing is polled right after the arrival).
+    const bool dynamic = cfg.qos.pfc.dynamic;
     for (uint16_t id : cfg.port_ids) {
       dp_->tx(id).sample_load(now_ps / 1000);
-      if (dp_->tx_poll(id, now_ps / 1000)) touched |= uint64_t{1} << id;  // refreshes due now
+      if ((dynamic || dp_->pfc().asserted_mask(id)) && dp_->tx_poll(id, now_ps / 1000))
+        touched |= uint64_t{1} << id;
     }
     const uint8_t suppressed = dp_->pfc().suppressed_mask();
     auto every_port = [&] {

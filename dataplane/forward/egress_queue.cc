@@ -52,7 +52,10 @@ bool EgressQueue::refill() {
   cache_len_ = 0;
   cache_len_ =
       rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(cache_), kCacheSize, nullptr);
-  if (cache_len_) ROCELB_TSAN_ACQUIRE(ring_);
+  if (cache_len_) {
+    ROCELB_TSAN_ACQUIRE(ring_);
+    rte_prefetch0(cache_[0]);
+  }
   return cache_len_ != 0;
 }
 

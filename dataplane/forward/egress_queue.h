@@ -26,6 +26,7 @@
 #pragma once
 
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include <atomic>
@@ -74,6 +75,9 @@ class EgressQueue {
   // Takes the head peek() showed (it must have shown one).
   rte_mbuf* take() {
     rte_mbuf* m = cache_[cache_pos_++];
+    // The next head's header has waited in the queue: fetch it now, the
+    // scheduler reads its length next.
+    if (cache_pos_ < cache_len_) rte_prefetch0(cache_[cache_pos_]);
     popped_bytes_ += m->pkt_len;
     ++popped_packets_;
     return m;
