@@ -17,6 +17,8 @@
 
 namespace rocelb {
 
+static_assert((kNumTrafficClasses & (kNumTrafficClasses - 1)) == 0, "classes: a power of two");
+
 class PortScheduler {
  public:
   void configure(uint8_t strict_mask, const std::array<uint32_t, kNumTrafficClasses>& quantum) {
@@ -115,7 +117,7 @@ class PortScheduler {
 
  private:
   void advance() {
-    cur_ = (cur_ + 1) % kNumTrafficClasses;
+    cur_ = (cur_ + 1) & (kNumTrafficClasses - 1);
     credited_ = false;
   }
   uint8_t strict_mask_ = 0;
