@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/pipeline.h"
 
 namespace rocelb {
@@ -148,6 +149,7 @@ LiveEngine::~LiveEngine() {
 int LiveEngine::worker_main(void* arg) {
   auto* wk = static_cast<Worker*>(arg);
   wk->engine->run_worker(wk->index);
+  ROCELB_TSAN_RELEASE(wk);  // rte_eal_mp_wait_lcore() joins without TSan seeing it
   return 0;
 }
 
@@ -166,6 +168,7 @@ void LiveEngine::run_worker(unsigned w) {
     uint32_t rx = 0, tx = 0;
     for (const auto& [port, q] : wk.rx) {
       const uint16_t n = rte_eth_rx_burst(eth_of_[port], q, burst, kMaxBurst);
+      mbufs_taken(burst, n);
       if (n) process_burst(*dp_, w, port, burst, n, now_ns);
       rx += n;
     }
@@ -176,6 +179,7 @@ void LiveEngine::run_worker(unsigned w) {
       auto& pend = wk.pending[port];
       uint16_t& np = wk.npending[port];
       if (np) {
+        mbufs_given(pend.data(), np);
         const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
         uint64_t bytes = 0;
         for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
@@ -192,6 +196,7 @@ void LiveEngine::run_worker(unsigned w) {
       if (!n) continue;
       uint32_t lens[kMaxBurst];
       for (uint16_t i = 0; i < n; ++i) lens[i] = burst[i]->pkt_len;
+      mbufs_given(burst, n);
       const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, burst, n);
       uint64_t bytes = 0;
       for (uint16_t i = 0; i < sent; ++i) bytes += lens[i];
@@ -229,7 +234,9 @@ void LiveEngine::start() {
 }
 
 void LiveEngine::wait() {
-  if (!nworkers_on_main_) rte_eal_mp_wait_lcore();
+  if (nworkers_on_main_) return;
+  rte_eal_mp_wait_lcore();
+  for ([[maybe_unused]] auto& wk : workers_) ROCELB_TSAN_ACQUIRE(wk.get());
 }
 
 uint64_t LiveEngine::tsc_to_ps(uint64_t tsc) const {
@@ -257,7 +264,7 @@ unsigned LiveEngine::shutdown() {
       for (uint16_t port : wk->tx) {
         for (uint16_t i = 0; i < wk->npending[port]; ++i) {
           dp_->worker(wk->index).port[port].drop(DropReason::tx_failed);
-          rte_pktmbuf_free(wk->pending[port][i]);
+          mbuf_free(wk->pending[port][i]);
         }
         wk->npending[port] = 0;
       }

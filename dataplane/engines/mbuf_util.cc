@@ -1,4 +1,5 @@
 #include "dataplane/engines/mbuf_util.h"
+#include "dataplane/forward/mbuf_handoff.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +7,7 @@
 namespace rocelb {
 
 rte_mbuf* mbuf_from_bytes(rte_mempool* pool, const uint8_t* data, uint32_t len) {
-  rte_mbuf* head = rte_pktmbuf_alloc(pool);
+  rte_mbuf* head = mbuf_alloc(pool);
   if (!head) return nullptr;
   rte_mbuf* seg = head;
   uint32_t done = 0;
@@ -17,9 +18,9 @@ rte_mbuf* mbuf_from_bytes(rte_mempool* pool, const uint8_t* data, uint32_t len) 
     seg->data_len = static_cast<uint16_t>(take);
     done += take;
     if (done == len) break;
-    rte_mbuf* next = rte_pktmbuf_alloc(pool);
+    rte_mbuf* next = mbuf_alloc(pool);
     if (!next) {
-      rte_pktmbuf_free(head);
+      mbuf_free(head);
       return nullptr;
     }
     seg->next = next;

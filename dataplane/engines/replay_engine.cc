@@ -15,6 +15,7 @@
 
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/upstream_sender.h"
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/pipeline.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
@@ -239,7 +240,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
         }
         dp_->tx(port).count_tx(m->pkt_len);
         stats_.last_ns = std::max(stats_.last_ns, ts);
-        rte_pktmbuf_free(m);
+        mbuf_free(m);
       }
       sk.next_ps = dp_->next_tx_ps(port, std::max(now_ps, dp_->tx(port).shaper.wire_free_ps()));
       sk.scheduled = sk.next_ps != UINT64_MAX;

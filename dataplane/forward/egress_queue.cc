@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/tsan.h"
 
 namespace rocelb {
@@ -63,7 +64,7 @@ uint64_t EgressQueue::flush() {
   uint64_t n = 0;
   while (rte_mbuf* m = peek()) {
     take();
-    rte_pktmbuf_free(m);
+    mbuf_free(m);
     ++n;
   }
   commit();

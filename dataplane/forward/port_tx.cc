@@ -8,6 +8,7 @@
 
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/forward/ecn_mark.h"
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/tsan.h"
 #include "pfc/pfc_frame.h"
 
@@ -113,7 +114,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   t.blocked = t.pause.paused_mask(now_ns);
   uint16_t n = 0;
   if (t.pfc_pending && control_pool_ && max > 0 && t.shaper.can_send(now_ps)) {
-    if (rte_mbuf* m = rte_pktmbuf_alloc(control_pool_)) {  // ahead of all data
+    if (rte_mbuf* m = mbuf_alloc(control_pool_)) {  // ahead of all data
       PfcFrame f;
       std::memcpy(f.src_mac.data(), cfg.ports[port].mac, 6);
       f.class_enable = t.pfc_request.class_enable;
@@ -153,7 +154,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
         if (v == WredVerdict::kMark) mark_ce(l3, ver);
         if (v == WredVerdict::kDrop) {
           ++t.wred_dequeue_drops;
-          rte_pktmbuf_free(m);
+          mbuf_free(m);
           sent = false;
         }
       }
@@ -196,7 +197,7 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
           q.take();
           pfc_->release(m->port, prio, m->pkt_len);
           t.released_ports |= uint64_t{1} << (m->port % 64);
-          rte_pktmbuf_free(m);
+          mbuf_free(m);
           ++n;
         }
         q.commit();

@@ -8,6 +8,7 @@
 // enqueue (egress_queue.h); whatever the queue still refused is released and
 // dropped as queue_full.
 #include "dataplane/forward/ecn_mark.h"
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/stages.h"
 
 namespace rocelb {
@@ -83,7 +84,7 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
       ++full;
       full_bytes += len[k];
       oc.drop(DropReason::queue_full);
-      rte_pktmbuf_free(keep[k]);
+      mbuf_free(keep[k]);
     }
     if (queued_bytes != bytes) pfc.release(b.in_port, tc, bytes - queued_bytes);
     qc.enqueued_packets += queued;

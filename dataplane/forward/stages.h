@@ -30,6 +30,7 @@
 #include <tuple>
 
 #include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/wire/parsed_packet.h"
 
 namespace rocelb {
@@ -57,10 +58,10 @@ struct Burst {
         in_port(port),
         iport(cfg.ports[port]),
         ic(ws.port[port]),
-        pp(ws.parsed.data()),
         now_ns(now),
         pkts(p),
-        n(count) {}
+        n(count),
+        pp(ws.parsed.data()) {}
 
   Dataplane& dp;
   unsigned worker;
@@ -85,13 +86,13 @@ struct Burst {
   // Frees a packet and counts the drop on `pc` (ingress or egress port).
   void drop(uint16_t i, PortCounters& pc, DropReason r) {
     pc.drop(r);
-    rte_pktmbuf_free(pkts[i]);
+    mbuf_free(pkts[i]);
     step[i] = Step::kDone;
   }
   void drop(uint16_t i, DropReason r) { drop(i, ic, r); }
   // Frees a packet the switch consumed (counted by the caller).
   void consume(uint16_t i) {
-    rte_pktmbuf_free(pkts[i]);
+    mbuf_free(pkts[i]);
     step[i] = Step::kDone;
   }
 };

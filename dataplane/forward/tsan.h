@@ -16,11 +16,24 @@
 #ifdef ROCELB_TSAN
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
 // Everything this thread did before is visible to a thread that later
 // acquires the same address.
 #define ROCELB_TSAN_RELEASE(addr) __tsan_release(static_cast<void*>(addr))
 #define ROCELB_TSAN_ACQUIRE(addr) __tsan_acquire(static_cast<void*>(addr))
+// This thread's accesses in between are not recorded nor checked: DPDK's
+// own bookkeeping of an object it hands between threads (an mbuf freed to
+// its pool and allocated again), ordered by code TSan does not see.
+#define ROCELB_TSAN_IGNORE_BEGIN() \
+  (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define ROCELB_TSAN_IGNORE_END() \
+  (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
 #else
 #define ROCELB_TSAN_RELEASE(addr) ((void)0)
 #define ROCELB_TSAN_ACQUIRE(addr) ((void)0)
+#define ROCELB_TSAN_IGNORE_BEGIN() ((void)0)
+#define ROCELB_TSAN_IGNORE_END() ((void)0)
 #endif

@@ -40,9 +40,8 @@ class Live : public test::DpdkTest {
   }
   void TearDown() override {
     for (int p = 0; p < 8; ++p) {
-      void* m;
-      while (rte_ring_dequeue(tx_[p], &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
-      while (rte_ring_dequeue(rx_[p], &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
+      test::ring_free_all(tx_[p]);
+      test::ring_free_all(rx_[p]);
       rte_ring_free(rx_[p]);
       rte_ring_free(tx_[p]);
     }
@@ -74,12 +73,12 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
     s.dscp = 26;
     s.sport = static_cast<uint16_t>(49152 + i);
     s.payload_len = 1024;
-    ASSERT_EQ(rte_ring_enqueue(rx_[0], mbuf(build_frame(s))), 0);
+    ASSERT_EQ(test::ring_put(rx_[0], mbuf(build_frame(s))), 0);
     FrameSpec h = s;
     h.dst_mac = {0x02, 0, 0, 0, 0, 1};
     h.src_ip = ipv4_bytes(10, 0, 1, 2);
     h.dst_ip = ipv4_bytes(10, 0, 2, 2);
-    ASSERT_EQ(rte_ring_enqueue(rx_[1], mbuf(build_frame(h))), 0);
+    ASSERT_EQ(test::ring_put(rx_[1], mbuf(build_frame(h))), 0);
   }
   auto count = [&](int p) { return rte_ring_count(tx_[p]); };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -97,16 +96,15 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
   for (int p = 4; p < 8; ++p) uplinks_used += count(p) > 0;
   EXPECT_GE(uplinks_used, 3);  // 64 QPs hash over the four uplinks
   // What left port 2 is routed: host 2's MAC, TTL 63.
-  void* obj = nullptr;
-  ASSERT_EQ(rte_ring_dequeue(tx_[2], &obj), 0);
-  rte_mbuf* m = static_cast<rte_mbuf*>(obj);
+  rte_mbuf* m = nullptr;
+  ASSERT_EQ(test::ring_take(tx_[2], &m, 1), 1u);
   ParsedPacket pp;
   ASSERT_EQ(parse_frame(rte_pktmbuf_mtod(m, uint8_t*), m->data_len, m->pkt_len, pp),
             ParseResult::ok);
   EXPECT_EQ(pp.dst_mac[5], 0x02);
   EXPECT_EQ(pp.dst_mac[4], 0x01);
   EXPECT_EQ(pp.ttl, 63);
-  rte_pktmbuf_free(m);
+  mbuf_free(m);
 
   const Json j = engine->counters();
   EXPECT_EQ(j["totals"]["rx_packets"], 2 * kFlows);
@@ -154,8 +152,8 @@ TEST_F(Live, ConfigSwapsWhileTrafficFlowsLoseNothing) {
       s.payload_len = 256;
       rte_mbuf* m = mbuf(build_frame(s));
       if (!m) break;
-      if (rte_ring_enqueue(rx_[0], m) != 0) {
-        rte_pktmbuf_free(m);
+      if (test::ring_put(rx_[0], m) != 0) {
+        mbuf_free(m);
         std::this_thread::yield();
         continue;
       }
@@ -163,10 +161,7 @@ TEST_F(Live, ConfigSwapsWhileTrafficFlowsLoseNothing) {
       ++i;
       // Drain what left so the pool never runs dry.
       for (int p = 4; p < 8; ++p) {
-        void* objs[64];
-        const unsigned n = rte_ring_dequeue_burst(tx_[p], objs, 64, nullptr);
-        for (unsigned k = 0; k < n; ++k) rte_pktmbuf_free(static_cast<rte_mbuf*>(objs[k]));
-        received += n;
+        received += test::ring_free_all(tx_[p]);
       }
     }
   });
@@ -187,10 +182,7 @@ TEST_F(Live, ConfigSwapsWhileTrafficFlowsLoseNothing) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
     for (int p = 4; p < 8; ++p) {
-      void* objs[64];
-      const unsigned n = rte_ring_dequeue_burst(tx_[p], objs, 64, nullptr);
-      for (unsigned k = 0; k < n; ++k) rte_pktmbuf_free(static_cast<rte_mbuf*>(objs[k]));
-      received += n;
+      received += test::ring_free_all(tx_[p]);
     }
     if (received == sent.load() || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -20,6 +20,7 @@
 #include "dataplane/engines/eal.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/forward/dataplane.h"
+#include "ring_handoff.h"
 
 namespace rocelb::test {
 
