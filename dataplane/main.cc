@@ -163,13 +163,15 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     g_stop.store(true);
     control.join();
     g_engine = nullptr;
+    // Stopped first: the frames a device never took and those still queued
+    // are counted (tx_failed, flushed) before the final figures are read.
+    const unsigned leaked = engine.shutdown();
     const Json counters = engine.counters();
     std::cout << counters_table(counters);
     if (!counters_out.empty()) {
       std::ofstream f(counters_out);
       f << counters.dump(2) << "\n";
     }
-    const unsigned leaked = engine.shutdown();
     std::cout << "stopped; mbufs still in use: " << leaked << "\n";
     return leaked == 0 ? 0 : 1;
   } catch (const std::exception& e) {

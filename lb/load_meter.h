@@ -6,7 +6,8 @@
 // if sampled on time at that average rate; after 64 steps load = r):
 //   load += floor((r - load) * alpha_q16 / 65536)
 // All integer arithmetic: the same inputs give the same bits everywhere.
-// Knobs: sampling_interval, quality.load_alpha (lb_knobs.h). No counters.
+// Knobs: sampling_interval, quality.load_alpha (lb_knobs.h), changeable
+// live (reconfigure). No counters.
 // Written by the port's transmitting lcore; others read load_bps().
 #pragma once
 
@@ -20,6 +21,13 @@ class LoadMeter {
       : interval_ns_(interval_ns ? interval_ns : 1), alpha_q16_(alpha_q16), last_ns_(start_ns) {}
 
   void on_tx(uint64_t bytes) { bytes_ += bytes; }
+
+  // New knobs for the intervals to come (a config change); the load so far
+  // and the interval under way are kept.
+  void reconfigure(uint64_t interval_ns, uint32_t alpha_q16) {
+    interval_ns_ = interval_ns ? interval_ns : 1;
+    alpha_q16_ = alpha_q16;
+  }
 
   // Updates load_bps() if an interval has passed since the last update.
   bool sample(uint64_t now_ns) {

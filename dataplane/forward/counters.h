@@ -66,6 +66,7 @@ namespace rocelb {
   X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")           \
   X(pfc_watchdog_drop, "lossless queue in a PFC storm with action drop: flushed or refused")   \
   X(tx_failed, "the device did not take the frame before the port stopped")                    \
+  X(flushed, "still queued when the switch stopped (freed with its queues)")                   \
   X(pause_inbox_full,                                                                          \
     "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "  \
     "to the port's transmitting worker found its inbox full")

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/tsan.h"
 
 namespace rocelb {
@@ -82,6 +83,7 @@ void Dataplane::configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port
   const PortConfig& pc = cfg.ports[port];
   t.scheduler.configure(pc.strict_mask, pc.quantum);
   t.shaper.configure(pc.speed_bps, shaper_burst_ps_);
+  t.load.reconfigure(pc.load_interval_ns, pc.load_alpha_q16);
   const QosConfig& q = cfg.qos;
   for (int c = 0; c < kNumTrafficClasses; ++c) {
     t.watchdog[c].set_params(q.watchdog);
@@ -190,9 +192,24 @@ void Dataplane::worker_offline(unsigned w) {
 
 uint64_t Dataplane::flush() {
   uint64_t n = 0;
-  for (auto& t : tx_) {
+  for (uint16_t port = 0; port < kMaxPorts; ++port) {
+    const auto& t = tx_[port];
     if (!t) continue;
-    for (auto& q : t->queues) n += q.flush();
+    PortCounters& pc = workers_[owner_[port]]->port[port];
+    for (uint8_t c = 0; c < t->queues.size(); ++c) {
+      EgressQueue& q = t->queues[c];
+      // Each one still counts as held on its ingress port (pfc.add happened
+      // at enqueue) and as received: release it and count the drop, so the
+      // counters still add up after a stop.
+      while (rte_mbuf* m = q.peek()) {
+        q.take();
+        pfc_->release(m->port, c, m->pkt_len);
+        pc.drop(DropReason::flushed);
+        mbuf_free(m);
+        ++n;
+      }
+      q.commit();
+    }
     PauseEvent ev;
     while (t->pause_inbox && rte_ring_sc_dequeue_elem(t->pause_inbox, &ev, sizeof ev) == 0) {
     }

@@ -235,7 +235,9 @@ class Dataplane {
   // Where generated PFC frames come from (replay and live set their pool).
   void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
 
-  // Frees every queued mbuf (and pause messages); returns how many mbufs.
+  // Frees every queued mbuf (and pause messages), releasing their PFC held
+  // bytes and counting each as a `flushed` drop on its egress port (on the
+  // TX owner's counters); returns how many mbufs. Workers must be stopped.
   uint64_t flush();
 
   Snapshot snapshot() const;
