@@ -1,5 +1,5 @@
 // What the user wrote, validated: the first of the three config tiers
-// (Params → Config → State, see DESIGN.md). Produced by load_config() in
+// (Params → Config → State, see dataplane/README.md). Produced by load_config() in
 // config_loader.h; every field here has already passed its rule, so the
 // dataplane builds its immutable config from it without further checks.
 #pragma once

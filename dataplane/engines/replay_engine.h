@@ -7,7 +7,8 @@
 // (bytes + 20) × 8 / speed. Output pcaps (nanosecond) carry each frame's
 // departure time (first bit on the egress wire) on the input clock.
 // Events are taken in time order (departures before arrivals at the same
-// instant, lower port first), so the same inputs and config give
+// instant, departures of lower ports first, simultaneous arrivals in the
+// order of the inputs), so the same inputs and config give
 // byte-identical outputs on any machine.
 //
 // Knobs: the config; mbuf pool size. Counters: all of the Dataplane's, and
