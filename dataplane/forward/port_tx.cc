@@ -77,7 +77,8 @@ bool Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
   PortTx& t = *tx_[port];
   const SwitchConfig& cfg = owner_config(port);
   // A single worker applies every pause frame itself: its inbox stays empty.
-  if (workers_.size() > 1) {
+  // Looked at before the burst buffer is set up (its 256 bytes are cleared).
+  if (workers_.size() > 1 && !rte_ring_empty(t.pause_inbox)) {
     PauseEvent ev[8];
     unsigned k;
     while ((k = rte_ring_sc_dequeue_burst_elem(t.pause_inbox, ev, sizeof(PauseEvent), 8, nullptr)) >

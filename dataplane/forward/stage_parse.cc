@@ -17,14 +17,26 @@ constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 // Frames ahead whose first cache line is fetched while this one is parsed.
 constexpr uint16_t kPrefetchAhead = 3;
 
-inline void count_kind(PortCounters& c, const ParsedPacket& p) {
-  if (p.num_vlans) ++c[PortCounter::rx_vlan_tagged];
-  if (p.kind == L3Kind::kIpv4) ++c[PortCounter::rx_ipv4];
-  if (p.kind == L3Kind::kIpv6) ++c[PortCounter::rx_ipv6];
-  if (p.is_rocev2) ++c[PortCounter::rx_rocev2];
-  if (p.is_rocev1) ++c[PortCounter::rx_rocev1];
-  if (p.is_cnp) ++c[PortCounter::rx_cnp];
-}
+// Packets of each kind in one burst, added to the port's counters once.
+struct KindCounts {
+  uint32_t vlan = 0, ipv4 = 0, ipv6 = 0, rocev2 = 0, rocev1 = 0, cnp = 0;
+  void count(const ParsedPacket& p) {
+    vlan += p.num_vlans != 0;
+    ipv4 += p.kind == L3Kind::kIpv4;
+    ipv6 += p.kind == L3Kind::kIpv6;
+    rocev2 += p.is_rocev2;
+    rocev1 += p.is_rocev1;
+    cnp += p.is_cnp;
+  }
+  void add_to(PortCounters& c) const {
+    if (vlan) c[PortCounter::rx_vlan_tagged] += vlan;
+    if (ipv4) c[PortCounter::rx_ipv4] += ipv4;
+    if (ipv6) c[PortCounter::rx_ipv6] += ipv6;
+    if (rocev2) c[PortCounter::rx_rocev2] += rocev2;
+    if (rocev1) c[PortCounter::rx_rocev1] += rocev1;
+    if (cnp) c[PortCounter::rx_cnp] += cnp;
+  }
+};
 
 // Addresses no router forwards (RFC 1812 5.3.7, RFC 4291 2.5.6): loopback,
 // "this network", multicast and limited broadcast for IPv4; unspecified,
@@ -56,6 +68,7 @@ bool is_martian(const ParsedPacket& p) {
 void parse_stage(Burst& b) {
   const PortConfig& iport = b.iport;
   uint64_t rx_bytes = 0;
+  KindCounts kinds;
   for (uint16_t i = 0; i < kPrefetchAhead && i < b.n; ++i)
     rte_prefetch0(rte_pktmbuf_mtod(b.pkts[i], void*));
   for (uint16_t i = 0; i < b.n; ++i) {
@@ -71,7 +84,7 @@ void parse_stage(Burst& b) {
       b.drop(i, drop_from_parse(r));
       continue;
     }
-    count_kind(b.ic, p);
+    kinds.count(p);
 
     const bool to_port = std::memcmp(p.dst_mac, iport.mac, 6) == 0;
     const bool bcast = !to_port && std::memcmp(p.dst_mac, kBroadcast, 6) == 0;
@@ -123,6 +136,7 @@ void parse_stage(Burst& b) {
   }
   b.ic[PortCounter::rx_packets] += b.n;
   b.ic[PortCounter::rx_bytes] += rx_bytes;
+  kinds.add_to(b.ic);
 }
 
 }  // namespace rocelb

@@ -250,7 +250,11 @@ constexpr const char* kResultHelp[] = {
 
 ParseResult parse_frame(const uint8_t* data, uint32_t avail, uint32_t frame_len,
                         ParsedPacket& out) {
-  out = ParsedPacket{};
+  // Copied from a constant rather than assigned `ParsedPacket{}`: the
+  // compiler clears the 160 bytes with ten vector stores instead of a `rep
+  // stos`, whose start-up cost alone was a tenth of a forwarded packet's.
+  static const ParsedPacket kEmpty{};
+  std::memcpy(&out, &kEmpty, sizeof out);
   out.result = parse(data, avail, frame_len, out);
   return out.result;
 }
