@@ -28,6 +28,10 @@ constexpr uint64_t kMinQueueLimitBytes = 64;
 constexpr uint64_t kMaxQueueLimitBytes = 1'000'000'000;
 constexpr uint64_t kMinSpeedBps = 1'000'000;
 constexpr uint64_t kMaxSpeedBps = 1'600'000'000'000;
+// ports[].mtu: IPv4's minimum (RFC 791) up to the usual jumbo limit.
+constexpr uint64_t kMinMtu = 68;
+constexpr uint64_t kMaxMtu = 9216;
+constexpr uint64_t kMinIpv6Mtu = 1280;
 constexpr size_t kMaxGroupMembers = 256;
 constexpr uint64_t kMaxWeight = 100;
 constexpr uint64_t kMaxMemberWeight = 65535;
@@ -156,6 +160,25 @@ class Validator;
 
 // The entries of one YAML map whose keys are a fixed schema: checks that it is
 // a map, that every key is known and none is repeated.
+// Two ports on one device: the same DPDK device name (up to the first
+// comma: "net_tap0", a PCI address), or two virtual devices bound to the
+// same kernel interface ("iface=rl0"). Returns why, or "" when distinct.
+std::string same_device(const std::string& a, const std::string& b) {
+  auto name = [](const std::string& d) { return d.substr(0, d.find(',')); };
+  auto iface = [](const std::string& d) -> std::string {
+    for (size_t pos = d.find(','); pos != std::string::npos; pos = d.find(',', pos + 1)) {
+      const size_t end = d.find(',', pos + 1);
+      const std::string arg = d.substr(pos + 1, end == std::string::npos ? end : end - pos - 1);
+      if (arg.rfind("iface=", 0) == 0) return arg.substr(6);
+    }
+    return "";
+  };
+  if (name(a) == name(b)) return "device " + name(a);
+  const std::string ia = iface(a);
+  if (!ia.empty() && ia == iface(b)) return "interface " + ia;
+  return "";
+}
+
 class Fields {
  public:
   Fields(const Validator& v, const Node& node, std::string path,
@@ -440,7 +463,9 @@ void Validator::parse_switch(const Node& n, SwitchParams& out) const {
 }
 
 void Validator::parse_control(const Node& n, ControlParams& out) const {
-  Fields f(*this, n, "control", {"socket", "group", "max_clients", "client_timeout"});
+  Fields f(
+      *this, n, "control",
+      {"socket", "group", "max_clients", "max_clients_per_uid", "client_timeout", "idle_timeout"});
   if (auto v = f.get("socket")) {
     out.socket = get_string(*v, f.at("socket"));
     // sockaddr_un holds 108 bytes with the terminating NUL.
@@ -455,9 +480,22 @@ void Validator::parse_control(const Node& n, ControlParams& out) const {
   if (auto v = f.get("max_clients"))
     out.max_clients =
         static_cast<uint32_t>(get_uint(*v, f.at("max_clients"), 1, 1024, "number of clients"));
+  // Unset, one uid gets all slots but one: a user's leaked connections
+  // always leave room for someone else (root, an operator).
+  out.max_clients_per_uid = std::max<uint32_t>(1, out.max_clients - 1);
+  if (auto v = f.get("max_clients_per_uid")) {
+    out.max_clients_per_uid = static_cast<uint32_t>(
+        get_uint(*v, f.at("max_clients_per_uid"), 1, 1024, "clients of one uid"));
+    if (out.max_clients_per_uid > out.max_clients)
+      fail_value(f.at("max_clients_per_uid"), *v,
+                 "must be at most control.max_clients (" + std::to_string(out.max_clients) + ")");
+  }
   if (auto v = f.get("client_timeout"))
     out.client_timeout_ns =
         get_duration(*v, f.at("client_timeout"), 1'000'000, 3'600'000'000'000ull, "client timeout");
+  if (auto v = f.get("idle_timeout"))
+    out.idle_timeout_ns =
+        get_duration(*v, f.at("idle_timeout"), 1'000'000, 3'600'000'000'000ull, "idle timeout");
 }
 
 IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path, int family) const {
@@ -478,7 +516,7 @@ IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path,
 PortParams Validator::parse_port(const Node& n, const std::string& path) const {
   Fields f(*this, n, path,
            {"id", "name", "speed", "mac", "ipv4", "ipv6", "device", "promiscuous", "admin_status",
-            "scheduler"});
+            "mtu", "scheduler"});
   f.require_all({"id", "speed", "mac"});
   PortParams p;
   p.id = static_cast<uint16_t>(get_uint(f.require("id"), f.at("id"), 0, kMaxPorts - 1, "port id"));
@@ -501,6 +539,12 @@ PortParams Validator::parse_port(const Node& n, const std::string& path) const {
     const std::string& s = scalar(*v, f.at("admin_status"), "up or down");
     if (s != "up" && s != "down") fail_value(f.at("admin_status"), *v, "must be up or down");
     p.admin_up = s == "up";
+  }
+  if (auto v = f.get("mtu")) {
+    p.mtu = static_cast<uint32_t>(get_uint(*v, f.at("mtu"), kMinMtu, kMaxMtu, "mtu"));
+    if (p.ipv6 && p.mtu < kMinIpv6Mtu)
+      fail_value(f.at("mtu"), *v,
+                 "mtu must be at least 1280 on a port with an IPv6 address (RFC 8200)");
   }
   if (auto v = f.get("scheduler")) p.scheduler = parse_scheduler(*v, f.at("scheduler"));
   return p;
@@ -528,6 +572,12 @@ void Validator::parse_ports(const Node& n, ConfigParams& cfg) {
       if (q.mac == p.mac)
         fail_value(path + ".mac", mine["mac"], "duplicate MAC (also " + qpath + ")",
                    {qpath + ".mac"});
+      if (!p.device.empty() && !q.device.empty()) {
+        const std::string why = same_device(p.device, q.device);
+        if (!why.empty())
+          fail_value(path + ".device", mine["device"], "the same " + why + " as " + qpath,
+                     {qpath + ".device"});
+      }
       if (p.ipv4 && q.ipv4 && overlaps(*p.ipv4, *q.ipv4))
         fail_value(path + ".ipv4", mine["ipv4"],
                    "subnet overlaps port " + std::to_string(q.id) + " (" + to_string(*q.ipv4) + ")",

@@ -37,6 +37,7 @@ struct PortParams {
   std::string device;            // DPDK device for live mode ("net_tap0,iface=x", PCI)
   bool promiscuous = false;
   bool admin_up = true;  // admin_status: up|down; a down port's members are down
+  uint32_t mtu = 1500;   // the largest IP packet the port takes in or sends out, bytes
   std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
 };
 
@@ -96,7 +97,11 @@ struct ControlParams {
   std::string socket = "/run/rocelb/rocelb.sock";
   std::string group;  // the socket's group; empty: the group of the user running the switch
   uint32_t max_clients = 16;
-  uint64_t client_timeout_ns = 10'000'000'000;  // a request must arrive whole within this
+  // One uid's connections at most; absent: max_clients - 1 (at least 1), so
+  // one user's leaked connections always leave a slot for someone else.
+  uint32_t max_clients_per_uid = 15;
+  uint64_t client_timeout_ns = 10'000'000'000;  // a request begun or a reply unread: drop it then
+  uint64_t idle_timeout_ns = 30'000'000'000;    // a client with nothing pending: close it then
 };
 
 struct ConfigParams {

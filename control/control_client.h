@@ -5,8 +5,18 @@
 // Errors: connect() and request() throw ControlConnectError when the socket
 // cannot be reached or the connection breaks (the message names the socket
 // path and the reason, e.g. "/run/rocelb/rocelb.sock: No such file or
-// directory"), and never for a refusal by the switch: a reply with
-// "ok":false comes back as a ControlReply with ok == false and its error.
+// directory"), and ControlRefusedError (a ControlConnectError) when the
+// switch turns the connection away with a reason ("too many clients ...",
+// "permission denied ...": its closing line, control_protocol.h). A reply
+// with "ok":false to the request itself is not thrown: it comes back as a
+// ControlReply with ok == false and its error.
+// Kept connections: the switch closes a connection that stays idle for
+// control.idle_timeout, with a closing line. request() notices that line and
+// connects again, and when it arrives just as a request went out on a kept
+// connection (the switch never read it), sends the request once more on a
+// fresh one. A kept connection that ends without that line (the switch
+// stopped or restarted) is an error, as before: callers such as rocelbd
+// must hear of a switch that went away.
 #pragma once
 
 #include <chrono>
@@ -22,6 +32,17 @@ inline constexpr const char* kDefaultControlSocket = "/run/rocelb/rocelb.sock";
 class ControlConnectError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// The switch closed the connection and said why; what() is "PATH: why".
+class ControlRefusedError : public ControlConnectError {
+ public:
+  ControlRefusedError(const std::string& path, std::string reason)
+      : ControlConnectError(path + ": " + reason), reason_(std::move(reason)) {}
+  const std::string& reason() const { return reason_; }  // the switch's words
+
+ private:
+  std::string reason_;
 };
 
 struct ControlReply {
@@ -48,7 +69,8 @@ class ControlClient {
   // Sends `request` (an object; "id" is filled in) and waits for its reply.
   // Connects first if needed. Throws ControlConnectError when the socket is
   // unreachable, the peer closes, or no reply comes within the timeout (the
-  // connection is closed then, so the next call reconnects).
+  // connection is closed then, so the next call reconnects), and
+  // ControlRefusedError when the switch turns the connection away.
   ControlReply request(nlohmann::json request);
 
   // Shorthands.
@@ -62,7 +84,16 @@ class ControlClient {
   ControlReply clear_counters() { return request({{"verb", "clear"}, {"what", "counters"}}); }
 
  private:
+  using Deadline = std::chrono::steady_clock::time_point;
+
   [[noreturn]] void fail(const std::string& why);
+  bool reuse_kept_connection();
+  bool drain_for_closing_line();
+  ControlReply exchange(const std::string& line, uint64_t id);
+  bool send_line(const std::string& line, Deadline deadline);
+  ControlReply read_reply(uint64_t id, Deadline deadline);
+  bool take_reply_line(uint64_t id, ControlReply& out);
+  void receive_more(Deadline deadline);
 
   std::string path_;
   std::chrono::milliseconds timeout_;

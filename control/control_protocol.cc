@@ -175,6 +175,11 @@ std::string reply_error(const nlohmann::json& id, std::string_view message) {
          "}\n";
 }
 
+std::string reply_closing(std::string_view message) {
+  return "{\"id\":null,\"ok\":false,\"error\":" + dump(json(std::string(message))) +
+         ",\"closed\":true}\n";
+}
+
 std::string set_override(const ParsedRequest& req) {
   return req.key + "=" + dump(req.value);
 }

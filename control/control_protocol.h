@@ -16,6 +16,10 @@
 // Replies:
 //   {"id":1,"ok":true,"result":{...}}
 //   {"id":2,"ok":false,"error":"show: unknown \"what\" \"bogus\" (known: ...)"}
+// The server's last line before it closes a connection on its own (a peer
+// refused, too many clients, an idle or stalled client) says why and is
+// marked, so a client tells it from the answer to a request:
+//   {"id":null,"ok":false,"error":"too many clients (...)","closed":true}
 //
 // Limits: a request line (without its '\n') is at most 65536 bytes, and JSON
 // nesting at most kMaxRequestDepth levels; anything else wrong (malformed
@@ -59,6 +63,8 @@ ParsedRequest parse_request(std::string_view line);
 // Invalid UTF-8 in strings is replaced by U+FFFD, never thrown on.
 std::string reply_ok(const nlohmann::json& id, const nlohmann::json& result);
 std::string reply_error(const nlohmann::json& id, std::string_view message);
+//   {"id":null,"ok":false,"error":"<message>","closed":true}
+std::string reply_closing(std::string_view message);
 
 // "KEY.PATH=VALUE" for a parsed `set` request, VALUE as compact JSON (valid
 // YAML flow syntax; strings stay quoted strings).

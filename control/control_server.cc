@@ -9,16 +9,24 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
+#include "control/config_params.h"
+
 namespace rocelb {
 namespace {
 
-constexpr size_t kMaxPendingReplyBytes = 16u << 20;  // stop reading a client that does not read
+// One read from a client. Small, so that what a client pipelines waits in
+// its socket (kernel memory, bounded by the socket buffer), not in ours.
+constexpr size_t kReadChunk = 16384;
+// Requests handled for one client per poll(): one that pipelines thousands
+// cannot keep the others waiting.
+constexpr int kRequestsPerPoll = 16;
 
 uint64_t now_ns() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -56,7 +64,39 @@ bool someone_listens(const std::string& path) {
   return live;
 }
 
+// "30s", "250ms": a timeout as the config would write it.
+std::string duration_text(uint64_t ns) {
+  if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+// The reason a connection is closed, as its last line. Best effort: it never
+// waits for a peer that does not read.
+void send_closing(int fd, const std::string& why) {
+  const std::string line = reply_closing(why);
+  [[maybe_unused]] ssize_t n = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// Milliseconds from now until deadline (0 when past), for poll().
+int ms_until(uint64_t deadline, uint64_t now) {
+  if (deadline <= now) return 0;
+  return static_cast<int>(std::min<uint64_t>((deadline - now) / 1'000'000 + 1, 3'600'000));
+}
+
 }  // namespace
+
+ControlServerOptions control_server_options(const ControlParams& p) {
+  ControlServerOptions o;
+  o.path = p.socket;
+  o.group = p.group;
+  o.max_clients = p.max_clients;
+  o.max_clients_per_uid = p.max_clients_per_uid;
+  o.client_timeout_ns = p.client_timeout_ns;
+  o.idle_timeout_ns = p.idle_timeout_ns;
+  return o;
+}
 
 ControlServer::ControlServer(const ControlServerOptions& opt, Handler handler)
     : opt_(opt), handler_(std::move(handler)) {
@@ -126,7 +166,34 @@ bool ControlServer::permitted(const ControlPeer& peer, int fd) const {
   return false;
 }
 
-void ControlServer::accept_clients() {
+uint32_t ControlServer::per_uid_limit() const {
+  if (opt_.max_clients_per_uid) return opt_.max_clients_per_uid;
+  return opt_.max_clients > 1 ? opt_.max_clients - 1 : 1;
+}
+
+std::string ControlServer::refusal_for(const ControlPeer& peer, bool known, int fd) {
+  if (!known) return "permission denied: cannot read the peer's credentials";
+  if (!permitted(peer, fd)) {
+    ++stats_.refused_peer;
+    return "permission denied: uid " + std::to_string(peer.uid) +
+           " is not root and not in the control socket's group (gid " + std::to_string(group_) +
+           ")";
+  }
+  if (clients_.size() >= opt_.max_clients) {
+    ++stats_.refused_full;
+    return "too many clients (control.max_clients is " + std::to_string(opt_.max_clients) + ")";
+  }
+  const auto same_uid = std::count_if(clients_.begin(), clients_.end(),
+                                      [&](const Client& c) { return c.peer.uid == peer.uid; });
+  if (static_cast<uint64_t>(same_uid) >= per_uid_limit()) {
+    ++stats_.refused_uid;
+    return "too many clients of uid " + std::to_string(peer.uid) +
+           " (control.max_clients_per_uid is " + std::to_string(per_uid_limit()) + ")";
+  }
+  return {};
+}
+
+void ControlServer::accept_clients(uint64_t now) {
   for (;;) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a transient error: the next poll tries again
@@ -135,23 +202,9 @@ void ControlServer::accept_clients() {
     ControlPeer peer;
     const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
     if (known) peer = {cred.pid, cred.uid, cred.gid};
-    std::string refusal;
-    if (!known) {
-      refusal = "permission denied: cannot read the peer's credentials";
-    } else if (!permitted(peer, fd)) {
-      ++stats_.refused_peer;
-      refusal = "permission denied: uid " + std::to_string(peer.uid) +
-                " is not root and not in the control socket's group (gid " +
-                std::to_string(group_) + ")";
-    } else if (clients_.size() >= opt_.max_clients) {
-      ++stats_.refused_full;
-      refusal =
-          "too many clients (control.max_clients is " + std::to_string(opt_.max_clients) + ")";
-    }
+    const std::string refusal = refusal_for(peer, known, fd);
     if (!refusal.empty()) {
-      const std::string line = reply_error(nullptr, refusal);
-      [[maybe_unused]] ssize_t n =
-          ::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      send_closing(fd, refusal);
       ::close(fd);
       continue;
     }
@@ -159,133 +212,232 @@ void ControlServer::accept_clients() {
     Client c;
     c.fd = fd;
     c.peer = peer;
+    c.active_ns = now;
     clients_.push_back(std::move(c));
   }
 }
 
-void ControlServer::handle_lines(Client& c) {
-  // c.in holds one whole line (without '\n').
-  if (!c.in.empty() && c.in.back() == '\r') c.in.pop_back();
-  if (c.in.empty()) return;
-  ++stats_.requests;
-  // Nothing a client sends may end the switch: whatever throws becomes an
-  // error reply.
-  nlohmann::json id;
-  try {
-    const ParsedRequest req = parse_request(c.in);
-    id = req.id;
-    if (!req.ok()) {
-      ++stats_.bad_requests;
-      c.out += reply_error(req.id, req.error);
-      return;
+bool ControlServer::has_line(const Client& c) const {
+  return !c.discarding &&
+         std::memchr(c.in.data() + c.in_pos, '\n', c.in.size() - c.in_pos) != nullptr;
+}
+
+bool ControlServer::may_handle(const Client& c) const {
+  // One reply at a time per client, and all clients' replies under the bound.
+  return c.out.empty() && out_total_ < opt_.max_queued_bytes;
+}
+
+bool ControlServer::wants_input(const Client& c) const {
+  // Nothing is read that could not be handled now: the rest stays in the
+  // client's socket, and a client that does not read is not read either.
+  return !c.eof && may_handle(c) && !has_line(c);
+}
+
+void ControlServer::queue_reply(Client& c, std::string line) {
+  out_total_ += line.size();
+  if (c.out.empty())
+    c.out = std::move(line);
+  else
+    c.out += line;
+  if (out_total_ > peak_queued_bytes_.load(std::memory_order_relaxed))
+    peak_queued_bytes_.store(out_total_, std::memory_order_relaxed);
+}
+
+void ControlServer::skip_oversize(Client& c) {
+  for (;;) {
+    const char* begin = c.in.data() + c.in_pos;
+    const size_t len = c.in.size() - c.in_pos;
+    const char* nl = static_cast<const char*>(std::memchr(begin, '\n', len));
+    if (c.discarding) {
+      if (!nl) {  // all of it belongs to the oversize line
+        c.in.clear();
+        c.in_pos = 0;
+        return;
+      }
+      c.discarding = false;
+      c.in_pos += static_cast<size_t>(nl - begin) + 1;
+      continue;
     }
-    c.out += handler_(req, c.peer);
-  } catch (const std::exception& e) {
-    c.out += reply_error(id, std::string("internal error: ") + e.what());
+    if (nl || len <= kMaxRequestBytes + 1) return;  // +1: a trailing '\r'
+    // A line already too long, its end not here yet: answer now, skip the rest.
+    ++stats_.requests;
+    ++stats_.bad_requests;
+    queue_reply(c, reply_error(nullptr, "request larger than " + std::to_string(kMaxRequestBytes) +
+                                            " bytes: skipped to its end"));
+    c.discarding = true;
+    c.in.clear();
+    c.in_pos = 0;
+    return;
   }
 }
 
-bool ControlServer::read_client(Client& c) {
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::recv(c.fd, buf, sizeof(buf), MSG_DONTWAIT);
+bool ControlServer::read_client(Client& c, uint64_t now) {
+  while (wants_input(c)) {
+    c.in.erase(0, c.in_pos);  // what was taken as requests already
+    c.in_pos = 0;
+    const size_t kept = c.in.size();
+    c.in.resize(kept + kReadChunk);
+    const ssize_t n = ::recv(c.fd, c.in.data() + kept, kReadChunk, MSG_DONTWAIT);
+    c.in.resize(kept + static_cast<size_t>(std::max<ssize_t>(n, 0)));
     if (n == 0) {  // half-closed: still answer what came before
       c.eof = true;
       return true;
     }
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-    size_t pos = 0;
-    const size_t end = static_cast<size_t>(n);
-    while (pos < end) {
-      const char* nl = static_cast<const char*>(std::memchr(buf + pos, '\n', end - pos));
-      if (c.discarding) {
-        if (!nl) break;
-        c.discarding = false;
-        pos = static_cast<size_t>(nl - buf) + 1;
-        continue;
-      }
-      const size_t stop = nl ? static_cast<size_t>(nl - buf) : end;
-      c.in.append(buf + pos, stop - pos);
-      if (c.in.size() > kMaxRequestBytes + 1) {  // +1: a trailing '\r'
-        ++stats_.requests;
-        ++stats_.bad_requests;
-        c.out += reply_error(nullptr, "request larger than " + std::to_string(kMaxRequestBytes) +
-                                          " bytes: skipped to its end");
-        c.in.clear();
-        c.in.shrink_to_fit();
-        c.discarding = !nl;
-        pos = nl ? stop + 1 : end;
-        continue;
-      }
-      if (!nl) break;
-      handle_lines(c);
-      c.in.clear();
-      c.busy_since_ns = 0;  // progress: the timeout starts again
-      pos = stop + 1;
-    }
-    if (c.out.size() > kMaxPendingReplyBytes) return true;  // let it read first
-  }
-}
-
-bool ControlServer::write_client(Client& c) {
-  while (!c.out.empty()) {
-    const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-    c.out.erase(0, static_cast<size_t>(n));
+    c.active_ns = now;
+    skip_oversize(c);
   }
   return true;
 }
 
+bool ControlServer::next_line(Client& c, std::string& line) {
+  if (!has_line(c)) return false;
+  const char* begin = c.in.data() + c.in_pos;
+  const char* nl = static_cast<const char*>(std::memchr(begin, '\n', c.in.size() - c.in_pos));
+  line.assign(begin, nl);
+  c.in_pos += line.size() + 1;
+  if (c.in_pos == c.in.size()) {
+    c.in.clear();
+    c.in_pos = 0;
+  }
+  return true;
+}
+
+void ControlServer::handle_line(Client& c, std::string& line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.empty()) return;
+  ++stats_.requests;
+  if (line.size() > kMaxRequestBytes) {  // whole, but too long all the same
+    ++stats_.bad_requests;
+    queue_reply(c, reply_error(nullptr, "request larger than " + std::to_string(kMaxRequestBytes) +
+                                            " bytes: skipped to its end"));
+    return;
+  }
+  // Nothing a client sends may end the switch: whatever throws becomes an
+  // error reply.
+  nlohmann::json id;
+  try {
+    const ParsedRequest req = parse_request(line);
+    id = req.id;
+    if (!req.ok()) {
+      ++stats_.bad_requests;
+      queue_reply(c, reply_error(req.id, req.error));
+      return;
+    }
+    queue_reply(c, handler_(req, c.peer));
+  } catch (const std::exception& e) {
+    queue_reply(c, reply_error(id, std::string("internal error: ") + e.what()));
+  }
+}
+
+bool ControlServer::write_client(Client& c, uint64_t now) {
+  while (!c.out.empty()) {
+    const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    c.out.erase(0, static_cast<size_t>(n));
+    out_total_ -= static_cast<size_t>(n);
+    c.active_ns = now;
+  }
+  return true;
+}
+
+bool ControlServer::serve(Client& c, uint64_t now) {
+  std::string line;
+  for (int n = 0; n < kRequestsPerPoll && may_handle(c) && next_line(c, line); ++n) {
+    handle_line(c, line);
+    c.busy_since_ns = 0;  // progress: the client's clock starts again
+    if (!write_client(c, now)) return false;
+  }
+  return write_client(c, now);
+}
+
+ControlServer::Wait ControlServer::waiting_for(const Client& c) const {
+  if (!c.out.empty() || c.discarding) return Wait::kClient;  // a reply not taken, a line not ended
+  if (has_line(c)) return Wait::kServer;                     // whole requests, held by the bounds
+  if (c.in_pos < c.in.size()) return Wait::kClient;          // part of a request
+  return Wait::kIdle;
+}
+
+bool ControlServer::expired(Client& c, uint64_t now) {
+  switch (waiting_for(c)) {
+    case Wait::kServer:
+      c.busy_since_ns = 0;  // our bounds hold it up, not the client
+      return false;
+    case Wait::kClient:
+      if (!c.busy_since_ns) c.busy_since_ns = now;
+      if (now - c.busy_since_ns < opt_.client_timeout_ns) return false;
+      ++stats_.timeouts;
+      if (c.out.empty())  // else the reason would land inside a reply it does not read
+        send_closing(c.fd, "closed: no whole request within " +
+                               duration_text(opt_.client_timeout_ns) + " (control.client_timeout)");
+      return true;
+    case Wait::kIdle:
+      c.busy_since_ns = 0;
+      if (now - c.active_ns < opt_.idle_timeout_ns) return false;
+      ++stats_.idle_closed;
+      send_closing(c.fd, "closed: idle for " + duration_text(opt_.idle_timeout_ns) +
+                             " (control.idle_timeout)");
+      return true;
+  }
+  return false;
+}
+
+bool ControlServer::serve_client(Client& c, short revents, uint64_t now) {
+  if (revents & POLLNVAL) return false;
+  if ((revents & (POLLIN | POLLHUP | POLLERR)) && !read_client(c, now)) return false;
+  if (!serve(c, now)) return false;
+  if (revents & (POLLHUP | POLLERR)) return false;           // the peer is gone: nothing reaches it
+  if (c.eof && c.out.empty() && !has_line(c)) return false;  // half-closed and all answered
+  return !expired(c, now);
+}
+
+int ControlServer::next_deadline_ms(uint64_t now, int timeout_ms) const {
+  auto earlier = [&](int ms) {
+    if (timeout_ms < 0 || ms < timeout_ms) timeout_ms = ms;
+  };
+  for (const auto& c : clients_) {
+    switch (waiting_for(c)) {
+      case Wait::kServer:
+        if (may_handle(c)) earlier(0);  // more requests than one poll() handles
+        break;
+      case Wait::kClient:
+        if (c.busy_since_ns) earlier(ms_until(c.busy_since_ns + opt_.client_timeout_ns, now));
+        break;
+      case Wait::kIdle:
+        earlier(ms_until(c.active_ns + opt_.idle_timeout_ns, now));
+        break;
+    }
+  }
+  return timeout_ms;
+}
+
 void ControlServer::close_client(size_t i) {
+  out_total_ -= clients_[i].out.size();
   ::close(clients_[i].fd);
   clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
 void ControlServer::poll(int timeout_ms) {
-  uint64_t now = now_ns();
-  // Wake up in time for the first stalled client's deadline.
-  for (const auto& c : clients_)
-    if (c.busy_since_ns) {
-      const uint64_t deadline = c.busy_since_ns + opt_.client_timeout_ns;
-      const int ms = deadline > now ? static_cast<int>((deadline - now) / 1'000'000 + 1) : 0;
-      if (ms < timeout_ms) timeout_ms = ms;
-    }
+  timeout_ms = next_deadline_ms(now_ns(), timeout_ms);
   std::vector<pollfd> fds;
   fds.reserve(clients_.size() + 1);
   fds.push_back({listen_fd_, POLLIN, 0});
   for (const auto& c : clients_) {
     short ev = 0;
-    if (c.out.size() <= kMaxPendingReplyBytes && !c.eof) ev |= POLLIN;
+    if (wants_input(c)) ev |= POLLIN;
     if (!c.out.empty()) ev |= POLLOUT;
-    fds.push_back({c.fd, ev, 0});
+    fds.push_back({c.fd, ev, 0});  // POLLHUP and POLLERR come anyway
   }
   if (::poll(fds.data(), fds.size(), timeout_ms) < 0) return;  // EINTR: a signal, look again
-  now = now_ns();
+  const uint64_t now = now_ns();
 
   // Clients first (fds[i + 1] is clients_[i]), from the back so that closing
-  // one leaves the indexes of the others alone.
-  for (size_t i = clients_.size(); i-- > 0;) {
-    Client& c = clients_[i];
-    const short re = fds[i + 1].revents;
-    bool keep = true;
-    if ((re & (POLLIN | POLLHUP | POLLERR)) && !c.eof) keep = read_client(c);
-    if (keep) keep = write_client(c);
-    if (keep && c.eof && c.out.empty()) keep = false;
-    if (keep && (re & (POLLHUP | POLLERR)) && c.eof) keep = false;
-    if (keep) {
-      const bool busy = !c.in.empty() || c.discarding || !c.out.empty();
-      if (!busy) {
-        c.busy_since_ns = 0;
-      } else if (!c.busy_since_ns) {
-        c.busy_since_ns = now;
-      } else if (now - c.busy_since_ns >= opt_.client_timeout_ns) {
-        ++stats_.timeouts;
-        keep = false;
-      }
-    }
-    if (!keep) close_client(i);
-  }
-  if (fds[0].revents & POLLIN) accept_clients();
+  // one leaves the indexes of the others alone. Every client, not only those
+  // with events: one held back by the bounds may go on, one may time out.
+  for (size_t i = clients_.size(); i-- > 0;)
+    if (!serve_client(clients_[i], fds[i + 1].revents, now)) close_client(i);
+  if (fds[0].revents & POLLIN) accept_clients(now);
+  queued_bytes_.store(out_total_, std::memory_order_relaxed);
 }
 
 }  // namespace rocelb

@@ -1,23 +1,42 @@
 // The transport of the control socket (control/control-protocol.md): a Unix
 // stream socket, peers checked with SO_PEERCRED, newline-delimited requests
 // handed to a handler one at a time, replies written back in order. Single
-// threaded: the owner calls poll() in its loop (rocelb-dp's main thread, never
-// a forwarding lcore).
+// threaded: the owner calls poll() in its loop (rocelb-dp's control thread,
+// never a forwarding lcore); no client can make poll() wait for it.
 //
-// Knobs (ControlServerOptions): path, group (the socket's group; members may
-// connect), max_clients, client_timeout_ns (a request begun, or a reply not
-// taken, for this long drops the client; an idle client stays).
+// Knobs (ControlServerOptions, from the config's control.* keys):
+//   path, group      the socket and its group (members may connect)
+//   max_clients      connections at once; the next one is refused
+//   max_clients_per_uid  connections of one uid at once (0: max_clients - 1,
+//                    at least 1), so one user's leak leaves a slot for others
+//   client_timeout_ns  a request begun, or a reply not taken, for this long
+//                    drops the client
+//   idle_timeout_ns  a client with nothing pending (no request, no reply) for
+//                    this long is closed: idle connections never pin slots
+//   max_queued_bytes replies held for all clients together; while over it,
+//                    no request is handled (they wait, none is lost)
+// Bounds: a client's next request is handled only once its previous reply
+// has been handed to the kernel, and its socket is read only when no whole
+// request is waiting, so what the server holds per client is at most one
+// reply plus one request line and one read (kReadChunk); a client that
+// pipelines and never reads is stalled on its first unsent reply and dropped
+// at client_timeout.
 // Rules: the socket file is created 0660 owned by the process's uid and the
 // group; a stale socket file (nobody listening) is replaced, a live one or
 // any other file is an error; the parent directory is created 0755 when
 // missing. A peer that is not root, not the switch's uid and not in the
 // group gets one error line and is closed before anything is read from it.
-// Counters (stats()): accepted, refused_peer, refused_full, requests,
-// bad_requests, timeouts.
+// Every line the server sends before closing a connection on its own is a
+// reply_closing() line saying why.
+// Counters (stats()): accepted, refused_peer, refused_full (max_clients),
+// refused_uid (max_clients_per_uid), requests, bad_requests, timeouts
+// (client_timeout), idle_closed (idle_timeout); queued_bytes() and
+// peak_queued_bytes(): unsent reply bytes held now and at most.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -27,12 +46,20 @@
 
 namespace rocelb {
 
+struct ControlParams;
+
 struct ControlServerOptions {
   std::string path;
   std::string group;  // empty: the process's group
   uint32_t max_clients = 16;
   uint64_t client_timeout_ns = 10'000'000'000;
+  uint64_t idle_timeout_ns = 30'000'000'000;
+  uint32_t max_clients_per_uid = 0;     // 0: max_clients - 1, at least 1
+  size_t max_queued_bytes = 16u << 20;  // unsent replies of every client together
 };
+
+// The options the config's control section asks for.
+ControlServerOptions control_server_options(const ControlParams& p);
 
 struct ControlPeer {
   pid_t pid = 0;
@@ -41,8 +68,8 @@ struct ControlPeer {
 };
 
 struct ControlServerStats {
-  uint64_t accepted = 0, refused_peer = 0, refused_full = 0, requests = 0, bad_requests = 0,
-           timeouts = 0;
+  uint64_t accepted = 0, refused_peer = 0, refused_full = 0, refused_uid = 0, requests = 0,
+           bad_requests = 0, timeouts = 0, idle_closed = 0;
 };
 
 class ControlServer {
@@ -65,23 +92,46 @@ class ControlServer {
   const std::string& path() const { return opt_.path; }
   size_t clients() const { return clients_.size(); }
   const ControlServerStats& stats() const { return stats_; }
+  // Safe to read from any thread (tests and metrics watch them while poll runs).
+  size_t queued_bytes() const { return queued_bytes_.load(std::memory_order_relaxed); }
+  size_t peak_queued_bytes() const { return peak_queued_bytes_.load(std::memory_order_relaxed); }
 
  private:
   struct Client {
     int fd = -1;
     ControlPeer peer;
-    std::string in;              // bytes of the request being received
+    std::string in;              // bytes received, not yet taken as requests (from in_pos)
+    size_t in_pos = 0;           // where the unread part of `in` starts
     bool discarding = false;     // an oversize line: skipping to its newline
     std::string out;             // reply bytes not yet written
-    bool eof = false;            // the peer is done sending: close once `out` is written
-    uint64_t busy_since_ns = 0;  // when the pending request/reply began (0: idle)
+    bool eof = false;            // the peer is done sending: close once all is answered
+    uint64_t busy_since_ns = 0;  // when the client began to hold us up (0: it does not)
+    uint64_t active_ns = 0;      // last byte read or written (the idle clock)
   };
+  enum class Wait { kIdle, kClient, kServer };  // who a client's next step waits for
 
-  void accept_clients();
+  void accept_clients(uint64_t now);
   bool permitted(const ControlPeer& peer, int fd) const;
-  bool read_client(Client& c);   // false: close it
-  bool write_client(Client& c);  // false: close it
-  void handle_lines(Client& c);
+  // Why a new peer is turned away (counted), or "" when it is served.
+  std::string refusal_for(const ControlPeer& peer, bool known, int fd);
+  uint32_t per_uid_limit() const;
+  bool has_line(const Client& c) const;     // a whole request is buffered
+  bool may_handle(const Client& c) const;   // the bounds let its next request be handled
+  bool wants_input(const Client& c) const;  // its socket is to be read
+  void queue_reply(Client& c, std::string line);
+  bool read_client(Client& c, uint64_t now);  // false: close it
+  // An oversize line: answered once its first 64 KiB are in, skipped to its end.
+  void skip_oversize(Client& c);
+  bool next_line(Client& c, std::string& line);  // takes the next whole request
+  void handle_line(Client& c, std::string& line);
+  bool write_client(Client& c, uint64_t now);  // false: close it
+  // Handles its buffered requests while the bounds allow, writing each reply.
+  bool serve(Client& c, uint64_t now);                        // false: close it
+  bool serve_client(Client& c, short revents, uint64_t now);  // false: close it
+  Wait waiting_for(const Client& c) const;
+  // Whether it ran out of time (client_timeout or idle_timeout); says why to it.
+  bool expired(Client& c, uint64_t now);
+  int next_deadline_ms(uint64_t now, int timeout_ms) const;  // poll()'s wait
   void close_client(size_t i);
 
   ControlServerOptions opt_;
@@ -91,6 +141,8 @@ class ControlServer {
   ino_t inode_ = 0;  // of our socket file, so that we remove only ours
   std::vector<Client> clients_;
   ControlServerStats stats_;
+  size_t out_total_ = 0;  // sum of clients_[i].out.size()
+  std::atomic<size_t> queued_bytes_{0}, peak_queued_bytes_{0};
 };
 
 }  // namespace rocelb

@@ -28,9 +28,14 @@ struct LiveEngine::Worker {
   std::array<std::array<rte_mbuf*, kMaxBurst>, kMaxPorts> pending{};
   std::array<std::array<uint32_t, kMaxBurst>, kMaxPorts> pending_len{};
   std::array<uint16_t, kMaxPorts> npending{};
+  // Since when the device has taken none of them (0: it took some last time).
+  std::array<uint64_t, kMaxPorts> refused_since_ns{};
 };
 
 namespace {
+
+// At stop, at most this many bursts are read from each RX queue and freed.
+constexpr int kDrainBursts = 1024;
 
 uint16_t find_eth_port(const std::string& name) {
   uint16_t id;
@@ -63,6 +68,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
   dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
                                     opt.shaper_burst_ns * 1000);
   dp_->set_control_pool(pool_);
+  tx_stall_ns_ = opt.tx_stall_ns;
   for (unsigned w = 0; w < nw; ++w) dp_->set_worker_lcore(w, static_cast<int>(lcores_[w]));
   const SwitchConfig& cfg = dp_->config();
 
@@ -107,9 +113,18 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
     if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
       conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+    if (pc.mtu < info.min_mtu || pc.mtu > info.max_mtu)
+      throw std::runtime_error(where + ": mtu " + std::to_string(pc.mtu) + ": device \"" + name +
+                               "\" takes " + std::to_string(info.min_mtu) + ".." +
+                               std::to_string(info.max_mtu) + " (ports[].mtu)");
+    conf.rxmode.mtu = pc.mtu;
     if (int rc = rte_eth_dev_configure(eth, nrxq, 1, &conf); rc != 0)
       throw std::runtime_error(where + ": cannot configure device \"" + name +
                                "\": " + rte_strerror(-rc));
+    // Devices backed by a kernel interface (tap, af_packet) apply it there.
+    if (int rc = rte_eth_dev_set_mtu(eth, static_cast<uint16_t>(pc.mtu)); rc != 0 && rc != -ENOTSUP)
+      throw std::runtime_error(where + ": cannot set the MTU of device \"" + name + "\" to " +
+                               std::to_string(pc.mtu) + ": " + rte_strerror(-rc));
     uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
     rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
     const int socket = rte_eth_dev_socket_id(eth) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(eth);
@@ -190,6 +205,8 @@ void LiveEngine::run_worker(unsigned w) {
           wk.pending_len[port][i - sent] = wk.pending_len[port][i];
         }
         np = static_cast<uint16_t>(np - sent);
+        if (sent) wk.refused_since_ns[port] = 0;
+        if (np && !sent) drop_refused(wk, w, port, now_ns);
         if (np) continue;
       }
       const uint16_t n = dp_->dequeue(port, now_ps, burst, start_ps, kMaxBurst);
@@ -221,6 +238,27 @@ void LiveEngine::run_worker(unsigned w) {
     tsc = end;
   }
   dp_->worker_offline(w);
+}
+
+// The device took nothing of what waits for it: after tx_stall_ns of that,
+// the head frame goes (tx_failed) and the next one gets the same time.
+void LiveEngine::drop_refused(Worker& wk, unsigned w, uint16_t port, uint64_t now_ns) {
+  uint64_t& since = wk.refused_since_ns[port];
+  if (since == 0) {
+    since = now_ns | 1;  // never 0 while timing
+    return;
+  }
+  if (now_ns - since < tx_stall_ns_) return;
+  auto& pend = wk.pending[port];
+  uint16_t& np = wk.npending[port];
+  dp_->worker(w).port[port].drop(DropReason::tx_failed);
+  mbuf_free(pend[0]);
+  for (uint16_t i = 1; i < np; ++i) {
+    pend[i - 1] = pend[i];
+    wk.pending_len[port][i - 1] = wk.pending_len[port][i];
+  }
+  --np;
+  since = 0;
 }
 
 void LiveEngine::start() {
@@ -269,6 +307,20 @@ unsigned LiveEngine::shutdown() {
         wk->npending[port] = 0;
       }
     }
+    // Frames that arrived after the workers stopped were never received by
+    // the switch (not counted): freed here, or a loopback device (a net_ring
+    // sending to itself) would keep mbufs of the pool at exit. Bounded, for
+    // sources that never run dry (net_pcap infinite_rx).
+    for (uint16_t id : dp_->config().port_ids)
+      for (uint16_t q = 0; q < nrxq_[id]; ++q) {
+        rte_mbuf* burst[kMaxBurst];
+        for (int k = 0; k < kDrainBursts; ++k) {
+          const uint16_t n = rte_eth_rx_burst(eth_of_[id], q, burst, kMaxBurst);
+          mbufs_taken(burst, n);
+          for (uint16_t i = 0; i < n; ++i) mbuf_free(burst[i]);
+          if (n == 0) break;
+        }
+      }
     for (uint16_t id : dp_->config().port_ids) {
       rte_eth_dev_stop(eth_of_[id]);
     }

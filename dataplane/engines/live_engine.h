@@ -12,9 +12,12 @@
 // iteration: adopt the current config, receive and forward, transmit, and
 // account its cycles (lcore_stats.h). With one lcore the main lcore forwards.
 //
-// Knobs (LiveOptions): descriptors per queue, mbufs, shaper burst.
-// Counters: all of the Dataplane's, plus tx_failed for frames a device never
-// took before stop.
+// Each port's device MTU is set to ports[].mtu at start.
+//
+// Knobs (LiveOptions): descriptors per queue, mbufs, shaper burst, how long
+// a refused frame may wait (tx_stall_ns).
+// Counters: all of the Dataplane's, plus tx_failed for frames a device
+// refused for tx_stall_ns or had not taken when the port stopped.
 #pragma once
 
 #include <rte_mempool.h>
@@ -36,6 +39,10 @@ struct LiveOptions {
   unsigned pool_mbufs = 32767;
   uint64_t shaper_burst_ns = 10'000;  // a port may send this much ahead of line rate
   unsigned ring_capacity = 16384;     // packets per egress queue ring
+  // A frame the device has refused for this long is dropped (tx_failed), so
+  // no frame can hold its port forever (one the device will never take: too
+  // big for it, a broken link). Longer than any pause a NIC honours itself.
+  uint64_t tx_stall_ns = 100'000'000;
 };
 
 // DPDK ethdev name of a config device string: the part before the first ','.
@@ -76,6 +83,7 @@ class LiveEngine {
   static int worker_main(void* arg);
   uint64_t tsc_to_ps(uint64_t tsc) const;
   void run_worker(unsigned w);
+  void drop_refused(Worker& wk, unsigned w, uint16_t port, uint64_t now_ns);
 
   std::unique_ptr<Dataplane> dp_;
   rte_mempool* pool_ = nullptr;
@@ -86,6 +94,7 @@ class LiveEngine {
   bool nworkers_on_main_ = false;
   bool stopped_ports_ = false;
   uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
+  uint64_t tx_stall_ns_ = 0;
   std::atomic<bool> stop_{false};
   // apply() against counters() from the telemetry thread; never taken by a
   // forwarding lcore.

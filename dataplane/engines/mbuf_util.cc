@@ -14,7 +14,7 @@ rte_mbuf* mbuf_from_bytes(rte_mempool* pool, const uint8_t* data, uint32_t len) 
   for (;;) {
     const uint32_t room = rte_pktmbuf_tailroom(seg);
     const uint32_t take = std::min(room, len - done);
-    std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), data + done, take);
+    if (take) std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), data + done, take);  // data may be null
     seg->data_len = static_cast<uint16_t>(take);
     done += take;
     if (done == len) break;

@@ -46,29 +46,34 @@ namespace rocelb {
   X(generated_pfc_frames, "PFC frames the switch sent on this port (XOFF, refresh, XON)")
 
 // Drop reasons beyond the parser's (parsed_packet.h).
-#define ROCELB_FORWARD_DROPS(X)                                                                \
-  X(dst_mac_not_accepted,                                                                      \
-    "destination MAC is not the port's, broadcast, PFC or (for IPv6 neighbor discovery "       \
-    "to the switch) its solicited-node group (and port not promiscuous)")                      \
-  X(broadcast_not_routed, "broadcast frame that is not ARP")                                   \
-  X(unsupported_ethertype, "Ethertype the switch does not route")                              \
-  X(arp_not_for_switch, "ARP request for an address that is not the switch's")                 \
-  X(rocev1_not_routable, "RoCEv1 is link-local (Ethertype 0x8915): it cannot be routed")       \
-  X(martian_address, "loopback, link-local, multicast or unspecified address: never routed")   \
-  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")            \
-  X(ttl_expired, "TTL or hop limit would reach 0")                                             \
-  X(no_route, "no route matches the destination")                                              \
-  X(no_neighbor, "connected route but no neighbor entry for the destination")                  \
-  X(no_member_up, "next-hop group has no usable member")                                       \
-  X(queue_full, "egress queue at its limit (tail drop)")                                       \
-  X(no_buffer, "packet buffer pool exhausted")                                                 \
-  X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)") \
-  X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")           \
-  X(pfc_watchdog_drop, "lossless queue in a PFC storm with action drop: flushed or refused")   \
-  X(tx_failed, "the device did not take the frame before the port stopped")                    \
-  X(flushed, "still queued when the switch stopped (freed with its queues)")                   \
-  X(pause_inbox_full,                                                                          \
-    "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "  \
+#define ROCELB_FORWARD_DROPS(X)                                                                  \
+  X(dst_mac_not_accepted,                                                                        \
+    "destination MAC is not the port's, broadcast, PFC or (for IPv6 neighbor discovery "         \
+    "to the switch) its solicited-node group (and port not promiscuous)")                        \
+  X(broadcast_not_routed, "broadcast frame that is not ARP")                                     \
+  X(unsupported_ethertype, "Ethertype the switch does not route")                                \
+  X(arp_not_for_switch, "ARP request for an address that is not the switch's")                   \
+  X(rocev1_not_routable, "RoCEv1 is link-local (Ethertype 0x8915): it cannot be routed")         \
+  X(martian_address, "loopback, link-local, multicast or unspecified address: never routed")     \
+  X(to_switch_address, "IP packet addressed to the switch itself (no local stack)")              \
+  X(ttl_expired, "TTL or hop limit would reach 0")                                               \
+  X(no_route, "no route matches the destination")                                                \
+  X(no_neighbor, "connected route but no neighbor entry for the destination")                    \
+  X(no_member_up, "next-hop group has no usable member")                                         \
+  X(oversize_frame,                                                                              \
+    "frame longer than the ingress port's MTU (ports[].mtu) plus its Ethernet header and tags")  \
+  X(mtu_exceeded, "IP packet larger than the egress port's MTU (ports[].mtu): never fragmented") \
+  X(queue_full, "egress queue at its limit (tail drop)")                                         \
+  X(no_buffer, "packet buffer pool exhausted")                                                   \
+  X(lossless_dropped, "lossless class: the ingress port's headroom was full (a sizing error)")   \
+  X(wred_dropped, "dropped by WRED: a Not-ECT packet of a lossy class, or ecn_none")             \
+  X(pfc_watchdog_drop, "lossless queue in a PFC storm with action drop: flushed or refused")     \
+  X(tx_failed,                                                                                   \
+    "the device refused the frame for 100 ms (one it will never take: too big for it, a "        \
+    "broken link), or had not taken it when the port stopped")                                   \
+  X(flushed, "still queued when the switch stopped (freed with its queues)")                     \
+  X(pause_inbox_full,                                                                            \
+    "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "    \
     "to the port's transmitting worker found its inbox full")
 
 enum class DropReason : uint8_t {

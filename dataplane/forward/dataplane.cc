@@ -150,6 +150,11 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
     if (next->ports[id].device != cur.ports[id].device)
       throw std::invalid_argument("ports[" + std::to_string(id) +
                                   "].device changed: restart the switch to change a device");
+  // The device's own MTU is set when it starts (live_engine.cc).
+  for (uint16_t id : next->port_ids)
+    if (next->ports[id].mtu != cur.ports[id].mtu)
+      throw std::invalid_argument("ports[" + std::to_string(id) +
+                                  "].mtu changed: restart the switch to change an MTU");
   std::unique_ptr<Epoch> fresh = make_epoch(std::move(next), owned_.get());
   Epoch* old = owned_.release();
   owned_ = std::move(fresh);

@@ -85,6 +85,12 @@ void parse_stage(Burst& b) {
       continue;
     }
     kinds.count(p);
+    // Beyond the port's MTU (a host sending jumbo frames to a 1500 port):
+    // refused as a real port does, before anything is queued for it.
+    if (m->pkt_len - p.l3_offset > iport.mtu) {
+      b.drop(i, DropReason::oversize_frame);
+      continue;
+    }
 
     const bool to_port = std::memcmp(p.dst_mac, iport.mac, 6) == 0;
     const bool bcast = !to_port && std::memcmp(p.dst_mac, kBroadcast, 6) == 0;

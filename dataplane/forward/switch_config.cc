@@ -78,6 +78,7 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     std::memcpy(pc.mac, p.mac.b.data(), 6);
     pc.promiscuous = p.promiscuous;
     pc.admin_up = p.admin_up;
+    pc.mtu = p.mtu;
     pc.device = p.device;
     if (p.ipv4) {
       pc.has_v4 = true;

@@ -37,6 +37,7 @@ struct PortConfig {
   uint8_t mac[6] = {};
   bool promiscuous = false;
   bool admin_up = true;  // ports[].admin_status: a down port's group members are down
+  uint32_t mtu = 1500;   // ports[].mtu: largest IP packet in or out (its frame: + L2 header)
   bool has_v4 = false;
   uint8_t v4[4] = {};
   bool has_v6 = false;

@@ -72,6 +72,19 @@ class Writer {
   std::string out_;
 };
 
+// bits / 8, exact: the integer part and up to three decimals.
+std::string bytes_of_bits(uint64_t bits) {
+  std::string s = std::to_string(bits / 8);
+  if (const uint64_t rest = bits % 8) {
+    const uint64_t thousandths = rest * 125;  // 1/8 = 0.125
+    char buf[8];
+    std::snprintf(buf, sizeof buf, ".%03llu", static_cast<unsigned long long>(thousandths));
+    s += buf;
+    while (s.back() == '0') s.pop_back();
+  }
+  return s;
+}
+
 std::string num(const Json& j) {
   if (j.is_boolean()) return j.get<bool>() ? "1" : "0";
   if (j.is_number_unsigned()) return std::to_string(j.get<uint64_t>());
@@ -118,10 +131,11 @@ std::string counters_prometheus(const Json& c) {
   for (const auto& p : ports)
     w.sample("rocelb_port_info",
              {{"port", port_label(p)}, {"name", p.at("name").get<std::string>()}}, "1");
-  w.family("rocelb_port_speed_bits_per_second", "configured link speed", false);
+  // Prometheus base units are bytes: a 100G port is 12.5e9 bytes per second.
+  w.family("rocelb_port_speed_bytes_per_second", "configured link speed", false);
   for (const auto& p : ports)
-    w.sample("rocelb_port_speed_bits_per_second", {{"port", port_label(p)}},
-             num(p.at("speed_bps")));
+    w.sample("rocelb_port_speed_bytes_per_second", {{"port", port_label(p)}},
+             bytes_of_bits(p.at("speed_bps").get<uint64_t>()));
 
   for (const CounterInfo& info : kPortCounterInfo) {
     const std::string name = metric("port", info.name, true);

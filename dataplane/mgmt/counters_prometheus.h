@@ -3,7 +3,7 @@
 // texts of the counter tables (counters.h, pfc/, lb/), so there is one list.
 //
 // Naming: rocelb_<scope>_<counter>, `_total` on counters, base units
-// (`_us` counters become `_seconds_total`, speeds `_bits_per_second`).
+// (`_us` counters become `_seconds_total`, speeds `_bytes_per_second`).
 // Labels: port (id), queue (class), priority, group, member (next-hop
 // address), reason (drop reason); rocelb_port_info carries the port's name.
 // Never per flow. Gauges: queue depth/watermark/limit, storm state, speed,

@@ -22,16 +22,29 @@ TEST(ConfigControl, Defaults) {
   EXPECT_EQ(p.control.socket, "/run/rocelb/rocelb.sock");
   EXPECT_EQ(p.control.group, "");
   EXPECT_EQ(p.control.max_clients, 16u);
+  EXPECT_EQ(p.control.max_clients_per_uid, 15u);
   EXPECT_EQ(p.control.client_timeout_ns, 10'000'000'000u);
+  EXPECT_EQ(p.control.idle_timeout_ns, 30'000'000'000u);
+}
+
+TEST(ConfigControl, PerUidLimitFollowsMaxClientsUnlessSet) {
+  EXPECT_EQ(load(with_control("control: {max_clients: 4}\n")).control.max_clients_per_uid, 3u);
+  EXPECT_EQ(load(with_control("control: {max_clients: 1}\n")).control.max_clients_per_uid, 1u);
+  EXPECT_EQ(load(with_control("control: {max_clients: 4, max_clients_per_uid: 4}\n"))
+                .control.max_clients_per_uid,
+            4u);
 }
 
 TEST(ConfigControl, Values) {
   const ConfigParams p = load(with_control(
-      "control: {socket: /tmp/x/s.sock, group: adm, max_clients: 4, client_timeout: 250ms}\n"));
+      "control: {socket: /tmp/x/s.sock, group: adm, max_clients: 4, max_clients_per_uid: 2,\n"
+      "          client_timeout: 250ms, idle_timeout: 120s}\n"));
   EXPECT_EQ(p.control.socket, "/tmp/x/s.sock");
   EXPECT_EQ(p.control.group, "adm");
   EXPECT_EQ(p.control.max_clients, 4u);
+  EXPECT_EQ(p.control.max_clients_per_uid, 2u);
   EXPECT_EQ(p.control.client_timeout_ns, 250'000'000u);
+  EXPECT_EQ(p.control.idle_timeout_ns, 120'000'000'000u);
   // --set works as for any key (the tests and scripts rely on it).
   EXPECT_EQ(load(Doc{}.text(), {"control.socket=/tmp/y.sock"}).control.socket, "/tmp/y.sock");
 }
@@ -48,9 +61,20 @@ TEST(ConfigControl, Errors) {
   EXPECT_EQ(error_of(with_control("control: {client_timeout: 1us}\n"))
                 .rfind("x.yaml: control.client_timeout: \"1us\": client timeout must be ", 0),
             0u);
+  EXPECT_EQ(error_of(with_control("control: {max_clients_per_uid: 0}\n")),
+            "x.yaml: control.max_clients_per_uid: 0: clients of one uid must be 1..1024");
+  EXPECT_EQ(error_of(with_control("control: {max_clients: 4, max_clients_per_uid: 5}\n")),
+            "x.yaml: control.max_clients_per_uid: 5: must be at most control.max_clients (4)");
+  EXPECT_EQ(error_of(with_control("control: {idle_timeout: 0s}\n"))
+                .rfind("x.yaml: control.idle_timeout: \"0s\": idle timeout must be ", 0),
+            0u)
+      << error_of(with_control("control: {idle_timeout: 0s}\n"));
+  EXPECT_EQ(error_of(with_control("control: {idle_timeout: soon}\n"))
+                .rfind("x.yaml: control.idle_timeout: \"soon\": ", 0),
+            0u);
   EXPECT_EQ(error_of(with_control("control: {sock: /a}\n")),
             "x.yaml: control.sock: unknown key (known: socket, group, max_clients, "
-            "client_timeout)");
+            "max_clients_per_uid, client_timeout, idle_timeout)");
 }
 
 }  // namespace

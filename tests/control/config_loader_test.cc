@@ -23,7 +23,7 @@ IpAddr ip(const char* s) {
 }
 
 const char* kPortKeys =
-    "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, scheduler)";
+    "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler)";
 const char* kTopKeys = "(known: switch, control, ports, neighbors, groups, routes, qos)";
 const char* kQosKeys =
     "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits, "
@@ -378,6 +378,40 @@ TEST(ConfigPorts, MacRules) {
                      "  - {id: 0, speed: 100G, mac: \"02:00:00:00:00:07\"}\n"
                      "  - {id: 1, speed: 100G, mac: \"02-00-00-00-00-07\"}\n"),
             "x.yaml: ports[1].mac: \"02-00-00-00-00-07\": duplicate MAC (also ports[0])");
+}
+
+TEST(ConfigPorts, MtuRules) {
+  EXPECT_EQ(port_of(kPort).mtu, 1500u);
+  EXPECT_EQ(port_of(kPort + ", mtu: 9216").mtu, 9216u);
+  EXPECT_EQ(port_of(kPort + ", mtu: 68").mtu, 68u);
+  EXPECT_EQ(port_error(kPort + ", mtu: 67"), "x.yaml: ports[0].mtu: 67: mtu must be 68..9216");
+  EXPECT_EQ(port_error(kPort + ", mtu: 9217"), "x.yaml: ports[0].mtu: 9217: mtu must be 68..9216");
+  EXPECT_EQ(port_error(kPort + ", ipv6: \"fd00::1/64\", mtu: 1279"),
+            "x.yaml: ports[0].mtu: 1279: mtu must be at least 1280 on a port with an IPv6 "
+            "address (RFC 8200)");
+  EXPECT_EQ(port_of(kPort + ", ipv6: \"fd00::1/64\", mtu: 1280").mtu, 1280u);
+}
+
+TEST(ConfigPorts, TwoPortsOnOneDeviceAreRefused) {
+  auto two = [](const std::string& a, const std::string& b) {
+    return "ports:\n"
+           "  - {id: 0, speed: 100G, mac: \"02:00:00:00:00:01\", device: \"" +
+           a +
+           "\"}\n"
+           "  - {id: 1, speed: 100G, mac: \"02:00:00:00:00:02\", device: \"" +
+           b + "\"}\n";
+  };
+  EXPECT_EQ(error_of(two("net_tap0,iface=rl0", "net_tap0,iface=rl1")),
+            "x.yaml: ports[1].device: \"net_tap0,iface=rl1\": the same device net_tap0 as "
+            "ports[0]");
+  EXPECT_EQ(error_of(two("0000:3b:00.0", "0000:3b:00.0")),
+            "x.yaml: ports[1].device: \"0000:3b:00.0\": the same device 0000:3b:00.0 as ports[0]");
+  EXPECT_EQ(error_of(two("net_tap0,iface=rl0", "net_af_packet1,iface=rl0,qpairs=1")),
+            "x.yaml: ports[1].device: \"net_af_packet1,iface=rl0,qpairs=1\": the same interface "
+            "rl0 as ports[0]");
+  // Distinct devices, and distinct files of one kind of vdev, are fine.
+  EXPECT_EQ(error_of(two("net_pcap0,rx_pcap=a.pcap", "net_pcap1,rx_pcap=a.pcap")), "no error");
+  EXPECT_EQ(error_of(two("net_tap0,iface=rl0", "net_tap1,iface=rl01")), "no error");
 }
 
 TEST(ConfigPorts, Ipv4Rules) {

@@ -206,7 +206,7 @@ TEST(ConfigOverrideErrors, UnknownKeyIntroducedBySet) {
             std::string("--set foo.bar=1: foo: unknown key ") + kTopKeys);
   EXPECT_EQ(error_of(Doc().text(), {"ports[0].sped=25G"}),
             "--set ports[0].sped=25G: ports[0].sped: unknown key (known: id, name, speed, mac, "
-            "ipv4, ipv6, device, promiscuous, admin_status, scheduler)");
+            "ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler)");
 }
 
 TEST(ConfigOverrideErrors, PfcKeys) {

@@ -1,6 +1,8 @@
 // The control socket's transport: requests in, replies out, bad requests
-// answered without losing the connection, stalled and surplus clients
-// dropped, and peers that are not permitted refused before a request is read.
+// answered without losing the connection, stalled, idle and surplus clients
+// dropped (one uid never takes every slot), what is queued for a client that
+// never reads bounded, and peers that are not permitted refused before a
+// request is read. Also ControlClient against it: refusals and idle closes.
 #include "control/control_server.h"
 
 #include <grp.h>
@@ -17,6 +19,9 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include "control/config_loader.h"
+#include "control/control_client.h"
 
 namespace rocelb {
 namespace {
@@ -69,6 +74,44 @@ bool closed_by_peer(int fd, int timeout_ms) {
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
+// Sends as much of `s` as the peer takes, never reading, until all is sent or
+// nothing moves for 300 ms (the server stopped reading). Returns bytes sent.
+size_t push_without_reading(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) break;
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 300) <= 0) break;
+  }
+  return off;
+}
+
+// `count` pipelined requests for the big reply.
+std::string pipelined_metrics(int count) {
+  std::string s;
+  for (int i = 0; i < count; ++i)
+    s += R"({"verb":"show","what":"metrics"})"
+         "\n";
+  return s;
+}
+
+// Polls `done` every 10 ms for up to timeout_ms.
+template <typename Pred>
+bool eventually(Pred done, int timeout_ms = 3000) {
+  for (int i = 0; i < timeout_ms / 10; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+constexpr size_t kBigReply = 20'000;  // "show metrics" here: a reply this big
+
 class ControlServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -92,6 +135,7 @@ class ControlServerTest : public ::testing::Test {
           nlohmann::json res;
           res["verb"] = std::string(control_verb_name(r.verb));
           res["what"] = r.what;
+          if (r.what == "metrics") res["text"] = std::string(kBigReply, 'm');
           return reply_ok(r.id, res);
         });
     running_ = true;
@@ -103,6 +147,16 @@ class ControlServerTest : public ::testing::Test {
     running_ = false;
     if (thread_.joinable()) thread_.join();
     server_.reset();
+  }
+  // Waits until the server handles no more requests (300 ms without one).
+  void settle() {
+    uint64_t seen = server_->stats().requests;
+    for (int quiet = 0, i = 0; quiet < 30 && i < 500; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      const uint64_t now = server_->stats().requests;
+      quiet = now == seen ? quiet + 1 : 0;
+      seen = now;
+    }
   }
   // Runs fn in a child process with the given ids; returns its exit code.
   template <typename Fn>
@@ -218,6 +272,10 @@ TEST_F(ControlServerTest, StalledClientIsDroppedIdleOneStays) {
   ASSERT_GE(stalled, 0);
   ASSERT_GE(idle, 0);
   send_all(stalled, R"({"verb":"show",)");  // and nothing more
+  const std::string last = read_line(stalled, 3000);
+  EXPECT_NE(last.find("closed: no whole request within 200ms (control.client_timeout)"),
+            std::string::npos)
+      << last;
   EXPECT_TRUE(closed_by_peer(stalled, 3000));
   // The idle one is still served.
   send_all(idle, R"({"verb":"show","what":"ecn"})"
@@ -230,6 +288,7 @@ TEST_F(ControlServerTest, StalledClientIsDroppedIdleOneStays) {
 
 TEST_F(ControlServerTest, ClientsBeyondTheLimitAreRefused) {
   opt_.max_clients = 2;
+  opt_.max_clients_per_uid = 2;  // both of this test's clients are one uid
   start();
   const int a = connect_to(opt_.path), b = connect_to(opt_.path);
   ASSERT_GE(a, 0);
@@ -242,7 +301,9 @@ TEST_F(ControlServerTest, ClientsBeyondTheLimitAreRefused) {
   read_line(b);  // both accepted by now
   const int c = connect_to(opt_.path);
   ASSERT_GE(c, 0);
-  EXPECT_NE(read_line(c).find("too many clients (control.max_clients is 2)"), std::string::npos);
+  const std::string refusal = read_line(c);
+  EXPECT_NE(refusal.find("too many clients (control.max_clients is 2)"), std::string::npos);
+  EXPECT_NE(refusal.find("\"closed\":true"), std::string::npos) << refusal;
   EXPECT_TRUE(closed_by_peer(c, 2000));
   ::close(a);
   ::close(c);
@@ -255,6 +316,212 @@ TEST_F(ControlServerTest, ClientsBeyondTheLimitAreRefused) {
   EXPECT_NE(read_line(d).find("\"ok\":true"), std::string::npos);
   ::close(b);
   ::close(d);
+}
+
+TEST_F(ControlServerTest, IdleClientIsClosedAfterTheIdleTimeoutBusyOneStays) {
+  opt_.idle_timeout_ns = 300'000'000;
+  start();
+  const int idle = connect_to(opt_.path);
+  const int busy = connect_to(opt_.path);
+  ASSERT_GE(idle, 0);
+  ASSERT_GE(busy, 0);
+  // Requests every 100 ms keep `busy` open well past the idle timeout.
+  for (int i = 0; i < 8; ++i) {
+    send_all(busy, R"({"verb":"show","what":"ports"})"
+                   "\n");
+    EXPECT_NE(read_line(busy).find("\"ok\":true"), std::string::npos) << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // `idle` sent nothing: it gets the reason, then the end of the connection.
+  const std::string last = read_line(idle, 3000);
+  EXPECT_NE(last.find("control.idle_timeout"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"closed\":true"), std::string::npos) << last;
+  EXPECT_TRUE(closed_by_peer(idle, 2000));
+  EXPECT_EQ(server_->stats().idle_closed, 1u);
+  EXPECT_EQ(server_->stats().timeouts, 0u);
+  ::close(idle);
+  ::close(busy);
+}
+
+TEST_F(ControlServerTest, OneUidCannotTakeEverySlot) {
+  opt_.max_clients = 3;  // max_clients_per_uid unset: 2 for one uid
+  opt_.group = geteuid() == 0 ? "nogroup" : "";
+  start();
+  const int a = connect_to(opt_.path), b = connect_to(opt_.path);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  for (int fd : {a, b}) {
+    send_all(fd, R"({"verb":"show","what":"ports"})"
+                 "\n");
+    EXPECT_NE(read_line(fd).find("\"ok\":true"), std::string::npos);
+  }
+  // A third connection of the same uid is refused, though a slot is free...
+  const int c = connect_to(opt_.path);
+  ASSERT_GE(c, 0);
+  const std::string refusal = read_line(c);
+  EXPECT_NE(refusal.find("too many clients of uid " + std::to_string(geteuid()) +
+                         " (control.max_clients_per_uid is 2)"),
+            std::string::npos)
+      << refusal;
+  EXPECT_TRUE(closed_by_peer(c, 2000));
+  EXPECT_EQ(server_->stats().refused_uid, 1u);
+  EXPECT_EQ(server_->stats().refused_full, 0u);
+  ::close(c);
+  // ... which someone else gets.
+  if (geteuid() == 0) {
+    const std::string path = opt_.path;
+    const int rc = as_user(kNobody, kNogroup, [&] {
+      const int fd = connect_to(path);
+      if (fd < 0) return 2;
+      const std::string req = R"({"verb":"show","what":"ports"})"
+                              "\n";
+      [[maybe_unused]] ssize_t n = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+      return read_line(fd).find("\"ok\":true") != std::string::npos ? 0 : 3;
+    });
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(last_uid_.load(), kNobody);
+  }
+  ::close(a);
+  ::close(b);
+}
+
+TEST_F(ControlServerTest, ClientThatNeverReadsHoldsAtMostOneReplyOthersAreServed) {
+  opt_.client_timeout_ns = 1'000'000'000;
+  start();
+  const int hog = connect_to(opt_.path);
+  ASSERT_GE(hog, 0);
+  // Thousands of requests, each for a 20 kB reply, never read.
+  std::thread pusher([&] { push_without_reading(hog, pipelined_metrics(4000)); });
+  const int good = connect_to(opt_.path);
+  ASSERT_GE(good, 0);
+  for (int i = 0; i < 20; ++i) {
+    send_all(good, R"({"verb":"show","what":"ports"})"
+                   "\n");
+    EXPECT_NE(read_line(good, 1000).find("\"ok\":true"), std::string::npos) << i;
+  }
+  pusher.join();
+  settle();
+  // The kernel holds what fits in the socket; the server itself one reply.
+  EXPECT_LE(server_->peak_queued_bytes(), kBigReply + 1000);
+  // Never read: dropped at client_timeout, and what it held is freed.
+  EXPECT_TRUE(eventually([&] { return server_->stats().timeouts == 1; }));
+  EXPECT_TRUE(eventually([&] { return server_->queued_bytes() == 0; }));
+  send_all(good, R"({"verb":"show","what":"ports"})"
+                 "\n");
+  EXPECT_NE(read_line(good).find("\"ok\":true"), std::string::npos);
+  ::close(hog);
+  ::close(good);
+}
+
+TEST_F(ControlServerTest, RepliesQueuedForAllClientsAreBounded) {
+  opt_.client_timeout_ns = 2'000'000'000;
+  opt_.max_queued_bytes = 50'000;  // two and a half replies
+  start();
+  std::vector<int> hogs;
+  std::vector<std::thread> pushers;
+  for (int i = 0; i < 4; ++i) {
+    hogs.push_back(connect_to(opt_.path));
+    ASSERT_GE(hogs.back(), 0);
+    pushers.emplace_back([fd = hogs.back()] { push_without_reading(fd, pipelined_metrics(2000)); });
+  }
+  for (auto& t : pushers) t.join();
+  settle();
+  // Over the bound, requests wait: the total stays within one reply of it.
+  EXPECT_LE(server_->peak_queued_bytes(), opt_.max_queued_bytes + kBigReply + 1000);
+  // A client that reads waits too while the hogs hold the bound...
+  const int good = connect_to(opt_.path);
+  ASSERT_GE(good, 0);
+  send_all(good, R"({"verb":"show","what":"ports"})"
+                 "\n");
+  EXPECT_EQ(read_line(good, 300), "");
+  EXPECT_EQ(server_->stats().timeouts, 0u);
+  // ... and is served once they are dropped at client_timeout.
+  EXPECT_NE(read_line(good, 8000).find("\"ok\":true"), std::string::npos);
+  EXPECT_GE(server_->stats().timeouts, 1u);
+  for (int fd : hogs) ::close(fd);
+  ::close(good);
+}
+
+TEST_F(ControlServerTest, ClientGetsTheRefusalNotABrokenPipe) {
+  opt_.max_clients = 1;
+  start();
+  const int holder = connect_to(opt_.path);
+  ASSERT_GE(holder, 0);
+  send_all(holder, R"({"verb":"show","what":"ports"})"
+                   "\n");
+  ASSERT_NE(read_line(holder).find("\"ok\":true"), std::string::npos);
+  // Refused before the request is sent (the send fails), and while it is
+  // being sent (the refusal is waiting to be read).
+  for (bool wait_for_refusal : {true, false}) {
+    ControlClient client(opt_.path, std::chrono::seconds(3));
+    const uint64_t refused = server_->stats().refused_full;
+    client.connect();
+    if (wait_for_refusal) {
+      ASSERT_TRUE(eventually([&] { return server_->stats().refused_full > refused; }));
+    }
+    try {
+      client.show("ports");
+      ADD_FAILURE() << "served beyond max_clients";
+    } catch (const ControlRefusedError& e) {
+      EXPECT_EQ(e.reason(), "too many clients (control.max_clients is 1)");
+      EXPECT_EQ(std::string(e.what()), opt_.path + ": " + e.reason());
+    } catch (const ControlConnectError& e) {
+      ADD_FAILURE() << "not the switch's refusal: " << e.what();
+    }
+  }
+  ::close(holder);
+}
+
+TEST_F(ControlServerTest, ClientReconnectsWhenItsIdleConnectionWasClosed) {
+  opt_.idle_timeout_ns = 200'000'000;
+  start();
+  ControlClient client(opt_.path, std::chrono::seconds(3));
+  EXPECT_TRUE(client.show("ports").ok);
+  ASSERT_TRUE(eventually([&] { return server_->stats().idle_closed == 1; }));
+  const ControlReply r = client.show("pfc");  // on a fresh connection, unnoticed
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.result["what"], "pfc");
+  EXPECT_EQ(server_->stats().accepted, 2u);
+  // A write too: sent once, on a fresh connection, answered once.
+  ASSERT_TRUE(eventually([&] { return server_->stats().idle_closed == 2; }));
+  const int before = handled_.load();
+  EXPECT_TRUE(client.clear_counters().ok);
+  EXPECT_EQ(handled_.load(), before + 1);
+}
+
+// A kept connection that ends without the closing line: the switch stopped
+// or restarted, which a caller such as rocelbd must hear of (it reapplies
+// its config then), so no silent reconnection.
+TEST_F(ControlServerTest, ClientReportsASwitchThatWentAway) {
+  start();
+  ControlClient client(opt_.path, std::chrono::seconds(3));
+  EXPECT_TRUE(client.show("ports").ok);
+  stop();
+  start();
+  try {
+    client.show("ports");
+    ADD_FAILURE() << "a restarted switch went unnoticed";
+  } catch (const ControlRefusedError& e) {
+    ADD_FAILURE() << "not a refusal: " << e.what();
+  } catch (const ControlConnectError& e) {
+    EXPECT_EQ(std::string(e.what()), opt_.path + ": the switch closed the connection");
+  }
+  EXPECT_TRUE(client.show("ports").ok);  // the next call connects to the new one
+}
+
+TEST_F(ControlServerTest, OptionsComeFromTheControlSection) {
+  const ConfigParams p = load_config_text(
+      "control: {socket: /tmp/o.sock, group: adm, max_clients: 8, max_clients_per_uid: 3,\n"
+      "          client_timeout: 2s, idle_timeout: 45s}\n"
+      "ports:\n  - {id: 0, speed: 100G, mac: \"02:00:00:00:00:00\"}\n",
+      "x.yaml");
+  const ControlServerOptions o = control_server_options(p.control);
+  EXPECT_EQ(o.path, "/tmp/o.sock");
+  EXPECT_EQ(o.group, "adm");
+  EXPECT_EQ(o.max_clients, 8u);
+  EXPECT_EQ(o.max_clients_per_uid, 3u);
+  EXPECT_EQ(o.client_timeout_ns, 2'000'000'000u);
+  EXPECT_EQ(o.idle_timeout_ns, 45'000'000'000u);
 }
 
 TEST_F(ControlServerTest, NobodyCannotOpenTheSocket) {

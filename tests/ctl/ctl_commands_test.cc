@@ -1,7 +1,8 @@
 // rocelbctl's command runner (tools/ctl/ctl_commands.h) in-process: usage
 // errors, the socket choice and the exit-code mapping. The refusal cases use
-// a tiny fake switch (a Unix socket thread answering canned replies); the
-// real switch is exercised end to end in tests/integration/ctl_cli_test.cc.
+// a tiny fake switch (a Unix socket thread answering canned replies), or the
+// real control server when the transport is the point; the real switch is
+// exercised end to end in tests/integration/ctl_cli_test.cc.
 #include "tools/ctl/ctl_commands.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -16,6 +18,7 @@
 #include <thread>
 
 #include "control/control_client.h"
+#include "control/control_server.h"
 
 namespace rocelb {
 namespace {
@@ -186,6 +189,39 @@ TEST(CtlCommands, RefusedByTheSwitchExits1WithItsError) {
   EXPECT_EQ(r.code, kCtlExitRefused);
   EXPECT_EQ(r.err, "rocelbctl: " + why + "\n");
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// The real server with room for one client, which another holds: the
+// switch's refusal, not "Broken pipe".
+TEST(CtlCommands, TurnedAwayByAFullSwitchExits1WithItsReason) {
+  ScratchDir dir;
+  ControlServerOptions opt;
+  opt.path = dir / "rocelb.sock";
+  opt.max_clients = 1;
+  ControlServer server(opt, [](const ParsedRequest& r, const ControlPeer&) {
+    return reply_ok(r.id, json::object());
+  });
+  std::atomic<bool> running{true};
+  std::thread loop([&] {
+    while (running) server.poll(10);
+  });
+  ControlClient holder(opt.path);
+  const bool held = holder.show("ports").ok;
+  std::vector<CtlRun> runs;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--socket", opt.path, "show", "ports"},
+        {"--socket", opt.path, "set", "groups.uplinks.mode", "drill"},
+        {"--socket", opt.path, "watch", "--count", "1"}})
+    runs.push_back(ctl(args));
+  running = false;
+  loop.join();
+  ASSERT_TRUE(held);
+  for (const CtlRun& r : runs) {
+    EXPECT_EQ(r.code, kCtlExitRefused) << r.err;
+    EXPECT_EQ(r.err, "rocelbctl: the switch at " + opt.path +
+                         " refused this client: too many clients (control.max_clients is 1)\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 TEST(CtlCommands, AResultNotAsDocumentedExits1) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -78,6 +79,26 @@ TEST(CountersPrometheus, LabelValuesAreEscaped) {
   const std::string text = counters_prometheus(c);
   EXPECT_NE(text.find("rocelb_port_info{port=\"0\",name=\"a\\\"b\\\\c\\nd\"} 1\n"),
             std::string::npos);
+}
+
+// Prometheus' own linter accepts the text: exposition format, naming
+// conventions, base units (tools/setup installs promtool).
+TEST(CountersPrometheus, PromtoolCheckMetricsFindsNothing) {
+  const std::string path = testing::TempDir() + "rocelb-metrics.txt";
+  {
+    std::ofstream f(path);
+    f << counters_prometheus(fixture());
+  }
+  const std::string cmd = "promtool check metrics < " + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  EXPECT_EQ(status, 0) << cmd << ":\n" << out;
+  EXPECT_EQ(out, "") << cmd;
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -114,6 +114,58 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
   engine.reset();
 }
 
+// A device that takes nothing (its TX ring full and never read: a link
+// that is down, a frame too big for it) cannot hold a port: each frame it
+// refuses for tx_stall_ns is dropped as tx_failed, and once the device takes
+// frames again the port forwards.
+TEST_F(Live, AFrameTheDeviceRefusesIsDroppedAfterTheStallTime) {
+  LiveOptions opt;
+  opt.tx_stall_ns = 2'000'000;
+  auto engine = std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), opt);
+  if (engine->runs_on_main()) GTEST_SKIP() << "needs a second lcore for the test thread";
+  // Port 2's device is full before the switch sends anything.
+  std::vector<rte_mbuf*> filler;
+  while (rte_ring_free_count(tx_[2]) > 0) {
+    filler.push_back(mbuf_of_size(60));
+    ASSERT_EQ(test::ring_put(tx_[2], filler.back()), 0);
+  }
+  engine->start();
+  auto frame_to_host2 = [&](uint32_t i) {
+    FrameSpec s;
+    s.dst_mac = {0x02, 0, 0, 0, 0, 1};
+    s.src_ip = ipv4_bytes(10, 0, 1, 2);
+    s.dst_ip = ipv4_bytes(10, 0, 2, 2);
+    s.psn = i;
+    s.payload_len = 64;
+    return mbuf(build_frame(s));
+  };
+  constexpr uint32_t kRefused = 20;
+  for (uint32_t i = 0; i < kRefused; ++i) ASSERT_EQ(test::ring_put(rx_[1], frame_to_host2(i)), 0);
+  auto tx_failed = [&] {
+    return engine->counters()["ports"][2]["drops"]["tx_failed"].get<uint64_t>();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (tx_failed() < kRefused && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(tx_failed(), kRefused);
+
+  // The device takes frames again: the port forwards.
+  EXPECT_EQ(test::ring_free_all(tx_[2]), filler.size());
+  for (uint32_t i = 0; i < 10; ++i) ASSERT_EQ(test::ring_put(rx_[1], frame_to_host2(100 + i)), 0);
+  while (rte_ring_count(tx_[2]) < 10 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(rte_ring_count(tx_[2]), 10u);
+
+  engine->request_stop();
+  engine->wait();
+  EXPECT_EQ(engine->shutdown(), 0u);
+  const Json j = engine->counters();
+  EXPECT_EQ(j["ports"][2]["tx_packets"], 10);
+  EXPECT_EQ(j["ports"][2]["drops"]["tx_failed"], kRefused);
+  EXPECT_EQ(j["totals"]["conserved"], true) << j["totals"].dump();
+  engine.reset();
+}
+
 TEST(LiveDevice, NameIsTheDeviceStringUpToTheFirstComma) {
   EXPECT_EQ(device_name("net_tap0,iface=rl0"), "net_tap0");
   EXPECT_EQ(device_name("0000:3b:00.0"), "0000:3b:00.0");

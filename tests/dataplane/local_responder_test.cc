@@ -677,6 +677,7 @@ TEST_F(LocalResponderPipeline, PingToAnotherSwitchAddressIsAnsweredOnTheIngressP
 }
 
 TEST_F(LocalResponderPipeline, LargePingInAChainedMbufIsAnswered) {
+  make_dataplane(test::default_params({"ports[2].mtu=9000"}));  // a jumbo port
   const V4 req = {.src = ip4("10.0.2.2"), .dst = ip4("10.0.2.1")};
   const Frame f = eth4(port_mac(2), host_mac(2), ipv4_icmp(req, echo_msg(8, 5, 5, 4000)));
   rte_mbuf* m = mbuf(f);

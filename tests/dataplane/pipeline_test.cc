@@ -695,6 +695,39 @@ TEST_F(PipelineTest, DropCases) {
   }
 }
 
+// ports[].mtu: an IP packet of exactly the MTU passes; one byte more is
+// refused at the ingress port (oversize_frame), or, when the ingress port
+// takes jumbo frames, at the egress port (mtu_exceeded, counted there).
+TEST_F(PipelineTest, MtuIsCheckedAtIngressAndEgress) {
+  auto sized = [](uint32_t ip_bytes) {
+    // RoCEv2 over IPv4: 20 IP + 8 UDP + 12 BTH + payload + 4 ICRC.
+    FrameSpec f = roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 0, 3, 2));
+    f.payload_len = ip_bytes - 44;
+    return build_frame(f);
+  };
+  start();
+  run(0, sized(1500));
+  EXPECT_EQ(queued_total(), 1u);
+  EXPECT_EQ(all_drops(dp_->snapshot()), 0u);
+
+  start();
+  run(0, sized(1501));
+  expect_only_drop(0, DropReason::oversize_frame);
+  expect_conservation();
+
+  start({"ports[0].mtu=9000"});
+  run(0, sized(1501));
+  expect_only_drop(3, DropReason::mtu_exceeded);
+  expect_conservation();
+  run(0, sized(1500));
+  EXPECT_EQ(queued_total(), 1u);
+
+  start({"ports[0].mtu=9000", "ports[3].mtu=9000"});
+  run(0, sized(9000));
+  EXPECT_EQ(queued_total(), 1u);
+  EXPECT_EQ(all_drops(dp_->snapshot()), 0u);
+}
+
 // The drop names the counters publish for parser failures are
 // "parse_<result>", and every parse result maps onto its own drop reason.
 TEST(PipelineDropNames, ParseResultsMapToParseDropReasons) {
@@ -1208,8 +1241,15 @@ TEST_F(PipelineTest, Ipv4ChecksumAfterTtlDecrementMatchesFullRecompute) {
 // ---------------------------------------------------------------------------
 // Multi-segment mbufs
 
+// Jumbo frames on every port (ports[].mtu), so 4000-byte payloads pass.
+std::vector<std::string> jumbo_ports() {
+  std::vector<std::string> sets;
+  for (int i = 0; i < 8; ++i) sets.push_back("ports[" + std::to_string(i) + "].mtu=9000");
+  return sets;
+}
+
 TEST_F(PipelineTest, MultiSegmentFrameIsForwarded) {
-  start();
+  start(jumbo_ports());
   FrameSpec s = roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 0, 3, 2));
   s.payload_len = 4000;
   const Frame in = build_frame(s);
@@ -1229,7 +1269,7 @@ TEST_F(PipelineTest, MultiSegmentFrameIsForwarded) {
 }
 
 TEST_F(PipelineTest, MultiSegmentIpv6FrameToUplinkIsForwarded) {
-  start();
+  start(jumbo_ports());
   FrameSpec s = roce6(1, v6({0xfd00, 0, 1, 0, 0, 0, 0, 2}), v6({0xfd00, 9, 0, 0, 0, 0, 0, 1}));
   s.payload_len = 4000;
   const Frame in = build_frame(s);

@@ -155,7 +155,8 @@ TEST_F(Replay, CountersConserveEveryPacket) {
   ttl1[14 + 8] = 1;  // TTL 1 (checksum is not checked by the switch)
   frames.push_back({kT0 + 500, ttl1});
   const std::string p = write_pcap("in.pcap", frames);
-  const Json j = run({{0, p}}, (dir_ / "out").string(), {"qos.queue_limit=20000"});
+  const Json j = run({{0, p}}, (dir_ / "out").string(),
+                     {"qos.queue_limit=20000", "ports[0].mtu=9000", "ports[3].mtu=9000"});
   const auto& t = j["totals"];
   EXPECT_EQ(t["rx_packets"], 201);
   EXPECT_EQ(t["conserved"], true);

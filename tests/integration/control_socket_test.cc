@@ -1,11 +1,17 @@
 // The control socket of a live `rocelb-dp run`: every verb against the real
 // switch while RoCE traffic flows, 1,000 config changes under that traffic
-// with nothing lost and no mbuf leaked, and refused writes that change nothing.
+// with nothing lost and no mbuf leaked, refused writes that change nothing,
+// and clients that hoard connections or never read their replies.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -19,6 +25,56 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// A raw connection to the socket (-1 when it fails).
+int raw_connect(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, path.data(), path.size());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One request on a raw connection; true when an "ok":true line comes back.
+bool raw_ok(int fd, const std::string& request_line) {
+  if (::send(fd, request_line.data(), request_line.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request_line.size()))
+    return false;
+  std::string line;
+  char c;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0 || ::recv(fd, &c, 1, 0) != 1) return false;
+    if (c == '\n') return line.find("\"ok\":true") != std::string::npos;
+    line += c;
+  }
+}
+
+// Sends `s` without ever reading, until all is sent or nothing moves for
+// 300 ms (the switch stopped reading).
+void push_without_reading(int fd, const std::string& s) {
+  for (size_t off = 0; off < s.size();) {
+    const ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    pollfd p{fd, POLLOUT, 0};
+    if ((n < 0 && errno != EAGAIN) || ::poll(&p, 1, 300) <= 0) return;
+  }
+}
+
+// Resident memory of a process, in bytes (0 when unknown).
+uint64_t rss_bytes(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
 
 class ControlSocket : public ::testing::Test {
  protected:
@@ -251,6 +307,67 @@ TEST_F(ControlSocket, AThousandChangesUnderTrafficLoseNothing) {
             counters["totals"]["rx_packets"].get<uint64_t>());
   EXPECT_NE(test::read_file(dir_ / "out").find("mbufs still in use: 0"), std::string::npos)
       << test::read_file(dir_ / "out");
+}
+
+// One uid (root, here) holds at most control.max_clients_per_uid (default
+// max_clients - 1 = 15) connections: the 16th slot stays for someone else,
+// and rocelbctl prints the switch's reason instead of "Broken pipe".
+TEST_F(ControlSocket, IdleConnectionsOfOneUidCannotFillTheSocket) {
+  const std::string show_ports = R"({"verb":"show","what":"ports"})"
+                                 "\n";
+  std::vector<int> held;
+  for (int i = 0; i < 15; ++i) {
+    held.push_back(raw_connect(sock_));
+    ASSERT_GE(held.back(), 0) << i;
+    ASSERT_TRUE(raw_ok(held.back(), show_ports)) << i;
+  }
+  const test::CommandResult r =
+      test::run_command(test::bin("tools/rocelbctl") + " --socket " + sock_ + " show ports", dir_);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "rocelbctl: the switch at " + sock_ +
+                       " refused this client: too many clients of uid " +
+                       std::to_string(geteuid()) + " (control.max_clients_per_uid is 15)\n");
+  ControlClient c(sock_);
+  EXPECT_THROW(c.show("ports"), ControlRefusedError);
+  // One connection fewer: served again.
+  ::close(held.back());
+  held.pop_back();
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {
+    try {
+      served = c.show("ports").ok;
+    } catch (const ControlRefusedError&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // not seen closed yet
+    }
+  }
+  EXPECT_TRUE(served);
+  for (int fd : held) ::close(fd);
+}
+
+// What one 64 KiB write of pipelined `show metrics` made the switch hold
+// (266 MB before the bound), and more clients doing the same: the switch
+// keeps one reply per client and serves the others meanwhile.
+TEST_F(ControlSocket, ClientsThatNeverReadDoNotGrowTheSwitch) {
+  ControlClient c(sock_);
+  ok(c, {{"verb", "show"}, {"what", "metrics"}});  // warm: the first reply's memory
+  const uint64_t before = rss_bytes(pid_);
+  ASSERT_GT(before, 0u);
+  std::string burst;
+  while (burst.size() < 65536)
+    burst += R"({"verb":"show","what":"metrics"})"
+             "\n";
+  std::vector<int> hogs;
+  for (int i = 0; i < 8; ++i) {
+    hogs.push_back(raw_connect(sock_));
+    ASSERT_GE(hogs.back(), 0);
+    push_without_reading(hogs.back(), burst);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ok(c, {{"verb", "show"}, {"what", "ports"}});  // still served
+    const uint64_t now = rss_bytes(pid_);
+    ASSERT_LT(now, before + (32u << 20))
+        << "after " << i + 1 << " clients: " << before << " -> " << now << " bytes";
+  }
+  for (int fd : hogs) ::close(fd);
 }
 
 TEST_F(ControlSocket, ClientOfAMissingSocketSaysWhichAndWhy) {

@@ -71,6 +71,12 @@ class Session {
     ControlReply reply;
     try {
       reply = client_.request(request);
+    } catch (const ControlRefusedError& e) {
+      // Turned away (too many clients, not permitted): the switch's own words.
+      ctx_.err << "rocelbctl: the switch at " << client_.socket_path()
+               << " refused this client: " << e.reason() << "\n";
+      exit_code = kCtlExitRefused;
+      return std::nullopt;
     } catch (const ControlConnectError& e) {
       ctx_.err << "rocelbctl: lost the connection to the switch at " << e.what() << "\n";
       exit_code = kCtlExitCannotConnect;

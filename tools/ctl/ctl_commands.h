@@ -9,7 +9,9 @@
 //   watch [--interval S] [--count N]   refreshes until N screens (0: forever)
 // Socket: --socket PATH, else $ROCELB_SOCKET, else kDefaultControlSocket.
 // Exit codes: 0 done; 1 the switch refused (its error on err, after
-// "rocelbctl: ") or sent a result that is not as documented; 2 usage (bad
+// "rocelbctl: "; or, when it turned the connection away — too many clients,
+// not permitted — "rocelbctl: the switch at PATH refused this client: "
+// and its reason) or sent a result that is not as documented; 2 usage (bad
 // arguments, unreadable FILE); 3 the switch cannot be reached ("rocelbctl:
 // cannot connect to the switch at PATH: reason").
 #pragma once
