@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   std::string out_dir;
   bool quiet = false;
   replay->add_option("--config", config, "config file (default: the embedded default.yaml)");
-  replay->add_option("--in", ins, "PORT=PCAP: frames arriving on PORT")->required();
+  replay->add_option("--in", ins, "PORT=PCAP: frames arriving on PORT (- is stdin)")->required();
   replay->add_option("--out-dir", out_dir, "where port<ID>.pcap and counters.json go")->required();
   replay->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
   replay->add_flag("--quiet", quiet, "print nothing on success");

@@ -5,15 +5,14 @@
 
 #include <array>
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <utility>
 
 #include "dataplane/engines/mbuf_util.h"
+#include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/upstream_sender.h"
 #include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/pipeline.h"
@@ -22,12 +21,12 @@
 #include "pfc/pfc_frame.h"
 
 namespace rocelb {
-namespace fs = std::filesystem;
 
 namespace {
 
 std::atomic<uint64_t> g_pool_seq{0};
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kDayNs = 86'400ull * 1'000'000'000ull;
 
 struct Sink {
   std::unique_ptr<PcapWriter> writer;
@@ -35,17 +34,97 @@ struct Sink {
   uint64_t next_ps = 0;
 };
 
-// Removes a private output folder unless the run completed.
-struct TempDir {
-  fs::path path;
-  bool keep = false;
-  ~TempDir() {
-    if (!keep && !path.empty()) {
-      std::error_code ec;
-      fs::remove_all(path, ec);
+// How errors name an input: as the user wrote it.
+std::string spec(const ReplayInput& in) {
+  return "--in " + std::to_string(in.port) + "=" + in.path;
+}
+
+struct OpenInput {
+  const ReplayInput* in;
+  std::unique_ptr<PcapReader> reader;
+};
+
+// The run's time zero: the earliest first record of the inputs.
+struct TimeZero {
+  uint64_t ns = 0;
+  const ReplayInput* from = nullptr;  // nullptr: every input is empty
+};
+
+std::string span_error(const ReplayInput& in, const TimeSpanError& e, const TimeZero& t0) {
+  char days[32];
+  std::snprintf(days, sizeof days, "%.1f", static_cast<double>(e.ts_ns - t0.ns) / kDayNs);
+  return spec(in) + ": record at byte offset " + std::to_string(e.offset) + " is " + days +
+         " days after time zero (the first record of " + (t0.from ? spec(*t0.from) : "?") +
+         "): a replay spans at most " + std::to_string(UpstreamSender::kMaxSpanDays) + " days";
+}
+
+// Runs f(), turning what reading input `in` throws into one ReplayError
+// naming the input.
+template <class F>
+auto reading(const ReplayInput& in, const TimeZero& t0, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const PcapError& e) {
+    throw ReplayError(spec(in) + ": " + e.detail());
+  } catch (const TimeSpanError& e) {
+    throw ReplayError(span_error(in, e, t0));
+  }
+}
+
+// Each input is for a port of the config that has no other input, and stdin
+// feeds one input only. Checked before any is opened: opening a FIFO waits
+// for its writer.
+void check_inputs(const std::vector<ReplayInput>& inputs, const SwitchConfig& cfg) {
+  for (auto in = inputs.begin(); in != inputs.end(); ++in) {
+    if (!cfg.port(in->port))
+      throw ReplayError(spec(*in) + ": port " + std::to_string(in->port) + " is not in the config");
+    for (auto before = inputs.begin(); before != in; ++before) {
+      if (before->port == in->port) throw ReplayError(spec(*in) + ": port already has an input");
+      if (in->path == "-" && before->path == "-")
+        throw ReplayError(spec(*in) + ": stdin is already the input of " + spec(*before));
     }
   }
-};
+}
+
+// Opens every input once (a pipe has no second start) and reads its header.
+std::vector<OpenInput> open_inputs(const std::vector<ReplayInput>& inputs,
+                                   const SwitchConfig& cfg) {
+  check_inputs(inputs, cfg);
+  std::vector<OpenInput> opened;
+  for (const auto& in : inputs) {
+    OpenInput o{&in,
+                reading(in, TimeZero{}, [&] { return std::make_unique<PcapReader>(in.path); })};
+    if (o.reader->linktype() != kLinktypeEthernet)
+      throw ReplayError(spec(in) + ": link type " + std::to_string(o.reader->linktype()) +
+                        " is not Ethernet (1)");
+    opened.push_back(std::move(o));
+  }
+  return opened;
+}
+
+TimeZero time_zero(std::vector<OpenInput>& opened) {
+  TimeZero t0{kNever, nullptr};
+  for (auto& o : opened) {
+    const PcapRecord* first = reading(*o.in, t0, [&] { return o.reader->peek(); });
+    if (first && first->ts_ns < t0.ns) t0 = {first->ts_ns, o.in};
+  }
+  return t0.from ? t0 : TimeZero{};
+}
+
+std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace) {
+  std::vector<std::string> names;
+  for (uint16_t id : cfg.port_ids) names.push_back("port" + std::to_string(id) + ".pcap");
+  if (trace) names.push_back("trace.jsonl");
+  names.push_back("counters.json");
+  return names;
+}
+
+void write_json(const std::string& path, const Json& j) {
+  std::ofstream f(path);
+  f << j.dump(2) << "\n";
+  f.close();
+  if (!f) throw ReplayError("cannot write " + path);
+}
 
 }  // namespace
 
@@ -89,102 +168,59 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
                               bool trace) {
   const SwitchConfig& cfg = dp_->config();
 
-  // 1. Check every input before writing anything.
-  struct Opened {
-    uint16_t port;
-    std::unique_ptr<PcapReader> reader;
-  };
-  std::vector<Opened> opened;
-  for (const auto& in : inputs) {
-    const PortConfig* pc = cfg.port(in.port);
-    if (!pc)
-      throw ReplayError("--in " + std::to_string(in.port) + "=" + in.path + ": port " +
-                        std::to_string(in.port) + " is not in the config");
-    for (const auto& o : opened)
-      if (o.port == in.port)
-        throw ReplayError("--in " + std::to_string(in.port) + "=" + in.path +
-                          ": port already has an input");
-    Opened o;
-    o.port = in.port;
-    try {
-      o.reader = std::make_unique<PcapReader>(in.path);
-    } catch (const PcapError& e) {
-      throw ReplayError(e.what());
-    }
-    if (o.reader->linktype() != kLinktypeEthernet)
-      throw ReplayError(in.path + ": link type " + std::to_string(o.reader->linktype()) +
-                        " is not Ethernet (1)");
-    opened.push_back(std::move(o));
-  }
-
-  // 2. A private folder for the outputs.
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw ReplayError("cannot create output folder \"" + out_dir + "\": " + ec.message());
-  TempDir tmp;
-  {
-    std::string templ = (fs::path(out_dir) / ".rocelb-replay.XXXXXX").string();
-    if (!mkdtemp(templ.data()))
-      throw ReplayError("cannot write in output folder \"" + out_dir +
-                        "\": " + std::strerror(errno));
-    tmp.path = templ;
-  }
-  std::unique_ptr<DecisionLog> log;
-  if (trace) log = std::make_unique<DecisionLog>((tmp.path / "trace.jsonl").string());
-  struct Detach {  // the log dies with this run, whatever happens
-    Dataplane& dp;
-    ~Detach() { dp.set_decision_log(nullptr); }
-  } detach{*dp_};
-  dp_->set_decision_log(log.get());
-  std::array<Sink, kMaxPorts> sinks;
-  for (uint16_t id : cfg.port_ids)
-    sinks[id].writer =
-        std::make_unique<PcapWriter>((tmp.path / ("port" + std::to_string(id) + ".pcap")).string());
-
-  // 3. Time zero of the run is the earliest first timestamp of the inputs;
-  // peek at each file's first record for it, then reopen from the start.
-  uint64_t t0 = kNever;
-  try {
-    for (auto& o : opened) {
-      PcapReader first(o.reader->path());
-      PcapRecord rec;
-      if (first.next(rec)) t0 = std::min(t0, rec.ts_ns);
-    }
-  } catch (const PcapError& e) {
-    throw ReplayError(e.what());
-  }
-  if (t0 == kNever) t0 = 0;
-  if (log) log->set_time_base(t0);
+  // 1. Every input opened once and checked before anything is written. Time
+  // zero of the run is the earliest first timestamp of the inputs.
+  std::vector<OpenInput> opened = open_inputs(inputs, cfg);
+  const TimeZero t0 = time_zero(opened);
   stats_ = ReplayStats{};
   reorder_ = ReorderMeter{};
-  stats_.first_ns = t0;
-  stats_.last_ns = t0;
+  stats_.first_ns = t0.ns;
+  stats_.last_ns = t0.ns;
 
-  // The devices upstream of the ports: a PFC frame the switch sends takes
+  // 2. The devices upstream of the ports: a PFC frame the switch sends takes
   // effect there after the cable (5 ns/m) and their response delay.
   const PfcParams& pfc = cfg.params.qos.lossless.pfc;
   const uint64_t pause_delay_ps = (pfc.cable_length_m * 5 + pfc.response_delay_ns) * 1000;
   std::vector<std::unique_ptr<UpstreamSender>> senders;
   std::array<UpstreamSender*, kMaxPorts> sender_of{};
+  std::array<const ReplayInput*, kMaxPorts> input_of{};
+  for (auto& o : opened) {
+    senders.push_back(reading(*o.in, t0, [&] {
+      return std::make_unique<UpstreamSender>(o.in->port, std::move(o.reader), cfg, t0.ns,
+                                              pause_delay_ps);
+    }));
+    sender_of[o.in->port] = senders.back().get();
+    input_of[o.in->port] = o.in;
+  }
+
+  // 3. The outputs, staged in a private folder; a destination in the way is
+  // found now, not after the run.
+  const std::vector<std::string> names = output_names(cfg, trace);
+  std::optional<OutputDir> out;
   try {
-    for (auto& o : opened) {
-      senders.push_back(
-          std::make_unique<UpstreamSender>(o.port, std::move(o.reader), cfg, t0, pause_delay_ps));
-      sender_of[o.port] = senders.back().get();
-    }
-  } catch (const PcapError& e) {
+    out.emplace(out_dir);
+    out->check(names);
+  } catch (const OutputDirError& e) {
     throw ReplayError(e.what());
   }
+  std::unique_ptr<DecisionLog> log;
+  if (trace) log = std::make_unique<DecisionLog>(out->staged("trace.jsonl"));
+  struct Detach {  // the log dies with this run, whatever happens
+    Dataplane& dp;
+    ~Detach() { dp.set_decision_log(nullptr); }
+  } detach{*dp_};
+  dp_->set_decision_log(log.get());
+  if (log) log->set_time_base(t0.ns);
+  std::array<Sink, kMaxPorts> sinks;
+  for (uint16_t id : cfg.port_ids)
+    sinks[id].writer =
+        std::make_unique<PcapWriter>(out->staged("port" + std::to_string(id) + ".pcap"));
 
   // 4. Events in time order: departures first at equal times, lower ports first.
   std::vector<uint8_t> scratch(1 << 18);
   std::array<uint64_t, kMaxPorts> sender_next{};
   auto refresh_sender = [&](UpstreamSender& s) {
-    try {
-      sender_next[s.port()] = s.next_send_ps();
-    } catch (const PcapError& e) {
-      throw ReplayError(e.what());
-    }
+    sender_next[s.port()] = reading(*input_of[s.port()], t0, [&] { return s.next_send_ps(); });
   };
   for (auto& s : senders) refresh_sender(*s);
   for (;;) {
@@ -224,7 +260,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       rte_mbuf* m = nullptr;
       uint64_t start = 0;
       if (dp_->dequeue(port, now_ps, &m, &start, 1) == 1) {
-        const uint64_t ts = t0 + start / 1000;
+        const uint64_t ts = t0.ns + start / 1000;
         const uint8_t* bytes = mbuf_bytes(m, scratch.data());
         sk.writer->write(ts, bytes, m->pkt_len);
         ParsedPacket departed;
@@ -301,17 +337,14 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     upstream_.push_back(u);
   }
 
-  // 5. Close, write the counters, and move everything into place.
+  // 5. Close, write the counters, and move everything into place at once.
   for (uint16_t id : cfg.port_ids) sinks[id].writer->close();
   if (log) log->close();
-  {
-    std::ofstream f(tmp.path / "counters.json");
-    f << counters().dump(2) << "\n";
-    if (!f) throw ReplayError("cannot write counters.json in \"" + out_dir + "\"");
-  }
-  for (const auto& e : fs::directory_iterator(tmp.path)) {
-    fs::rename(e.path(), fs::path(out_dir) / e.path().filename(), ec);
-    if (ec) throw ReplayError("cannot move outputs into \"" + out_dir + "\": " + ec.message());
+  write_json(out->staged("counters.json"), counters());
+  try {
+    out->commit(names);
+  } catch (const OutputDirError& e) {
+    throw ReplayError(e.what());
   }
   return stats_;
 }

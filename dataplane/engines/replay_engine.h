@@ -9,7 +9,9 @@
 // Events are taken in time order (departures before arrivals at the same
 // instant, departures of lower ports first, simultaneous arrivals in the
 // order of the inputs), so the same inputs and config give
-// byte-identical outputs on any machine.
+// byte-identical outputs on any machine. Memory does not grow with the
+// inputs: each is read front to back, once, only as far as the next event
+// needs (upstream_sender.h bounds what a device holds).
 //
 // Knobs: the config; mbuf pool size. Counters: all of the Dataplane's, and
 // reordering per QP as the receiving NICs would see it (reorder_meter.h).
@@ -37,7 +39,7 @@ class ReplayError : public std::runtime_error {
 
 struct ReplayInput {
   uint16_t port = 0;
-  std::string path;
+  std::string path;  // a file, a pipe or FIFO, or "-" for stdin
 };
 
 struct ReplayStats {
@@ -52,11 +54,15 @@ class ReplayEngine {
   ReplayEngine(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs);
   ~ReplayEngine();
 
-  // Opens and checks every input (readable pcap, Ethernet link type, port in
-  // the config) before anything is written; then replays, writing
-  // <out_dir>/port<ID>.pcap for every port and <out_dir>/counters.json.
-  // Outputs are written into a private folder inside out_dir and moved into
-  // place only when the run succeeds. Throws ReplayError on bad input.
+  // Opens every input once and checks it (readable pcap, Ethernet link type,
+  // port in the config, stdin for one input at most) before anything is
+  // written; then replays, writing <out_dir>/port<ID>.pcap for every port
+  // and <out_dir>/counters.json. Outputs land all together or not at all
+  // (output_dir.h): a failed run leaves out_dir as it was, and removes it if
+  // the run made it. Inputs may span UpstreamSender::kMaxSpanDays from the
+  // earliest first record; a later record is refused, never wrapped. Throws
+  // ReplayError, one line naming the input (--in PORT=PATH), the byte offset
+  // of a bad record and the rule, on bad input or an output in the way.
   // With `trace`, <out_dir>/trace.jsonl gets one line per load-balancing
   // decision (decision_log.h).
   ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,

@@ -23,6 +23,8 @@ void UpstreamSender::read_peek() {
   PcapRecord rec;
   has_peek_ = reader_->next(rec);
   if (!has_peek_) return;
+  if (rec.ts_ns > t0_ns_ && rec.ts_ns - t0_ns_ > kMaxSpanNs)
+    throw TimeSpanError(rec.offset, rec.ts_ns);
   peek_.ts_ps = rec.ts_ns < t0_ns_ ? 0 : (rec.ts_ns - t0_ns_) * 1000;
   peek_.seq = seq_++;
   if (peek_.bytes.capacity() == 0 && !spare_.empty()) {  // reuse a sent frame's buffer
@@ -30,6 +32,10 @@ void UpstreamSender::read_peek() {
     spare_.pop_back();
   }
   peek_.bytes.assign(rec.data, rec.data + rec.caplen);
+}
+
+bool UpstreamSender::room_for_peek() const {
+  return queued_frames_ < kMaxQueuedFrames && queued_bytes_ + peek_.bytes.size() <= kMaxQueuedBytes;
 }
 
 bool UpstreamSender::paused_at(int prio, uint64_t t_ps) const {
@@ -59,13 +65,15 @@ int UpstreamSender::pick(uint64_t& when) {
       pending_.pop_front();
       continue;
     }
-    // So could a frame not read yet.
-    if (has_peek_ && (best < 0 || peek_.ts_ps <= best_t)) {
+    // So could a frame not read yet, unless the device holds all it may.
+    if (has_peek_ && (best < 0 || (peek_.ts_ps <= best_t && room_for_peek()))) {
       ParsedPacket pp;
       const uint32_t len = static_cast<uint32_t>(peek_.bytes.size());
       const int prio = parse_frame(peek_.bytes.data(), len, len, pp) == ParseResult::ok
                            ? classify(cfg_, pp)
                            : cfg_.default_tc;
+      ++queued_frames_;
+      queued_bytes_ += len;
       fifo_[prio].push_back(std::move(peek_));
       peek_ = Frame{};
       read_peek();
@@ -93,6 +101,8 @@ const UpstreamSender::Frame& UpstreamSender::send() {
     spare_.push_back(std::move(sent_.bytes));
   sent_ = std::move(fifo_[q].front());
   fifo_[q].pop_front();
+  --queued_frames_;
+  queued_bytes_ -= sent_.bytes.size();
   if (when > std::max(sent_.ts_ps, wire_.wire_free_ps())) ++held_;
   wire_.send(when, static_cast<uint32_t>(sent_.bytes.size()));
   sent_.ts_ps = when;  // the time its first bit reaches the switch

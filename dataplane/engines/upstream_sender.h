@@ -7,14 +7,28 @@
 // timestamp order. A frame's priority is its traffic class under the
 // switch's own DSCP/PCP map.
 //
+// Memory is bounded whatever the pcap: the device reads ahead only frames
+// due by its next send (they could go first), and holds at most
+// kMaxQueuedFrames frames and kMaxQueuedBytes bytes read and not yet sent —
+// a backlog stamped faster than the wire carries it, or frames of a paused
+// priority. At the bound it reads on only as frames leave. Without pauses
+// and with timestamps in order that changes nothing (a frame further on
+// never goes first); frames of another priority behind a paused backlog
+// that large wait with it. Times are picoseconds from the run's time zero
+// in 64 bits: a frame stamped more than kMaxSpanNs after it is refused
+// (TimeSpanError), never wrapped.
+//
 // Knobs: port speed; qos.pfc.response_delay and cable_length (the pause's
-// travel time). Counters: held_frames (frames that waited for a pause).
+// travel time). Counters: held_frames (frames that waited for a pause),
+// frames_queued and bytes_queued (read, not yet sent).
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "dataplane/forward/shaper.h"
@@ -24,9 +38,25 @@
 
 namespace rocelb {
 
+// A record stamped more than UpstreamSender::kMaxSpanNs after the run's time
+// zero: its time in picoseconds would not fit the replay's clock.
+class TimeSpanError : public std::runtime_error {
+ public:
+  TimeSpanError(uint64_t offset, uint64_t ts_ns)
+      : std::runtime_error("record beyond the replay's time span"), offset(offset), ts_ns(ts_ns) {}
+  uint64_t offset;  // of the record in its pcap
+  uint64_t ts_ns;
+};
+
 class UpstreamSender {
  public:
   static constexpr uint64_t kNever = UINT64_MAX;
+  // 100 days in picoseconds is 8.64e18, under 2^64 (213 days) with room for
+  // the queues to drain after the last arrival.
+  static constexpr uint64_t kMaxSpanDays = 100;
+  static constexpr uint64_t kMaxSpanNs = kMaxSpanDays * 86'400 * 1'000'000'000ull;
+  static constexpr size_t kMaxQueuedFrames = 16384;
+  static constexpr size_t kMaxQueuedBytes = size_t{16} << 20;
 
   struct Frame {
     uint64_t ts_ps = 0;  // pcap time, relative to the run's time zero
@@ -35,7 +65,8 @@ class UpstreamSender {
   };
 
   // t0_ns: the run's time zero (pcap clock). pause_delay_ps: from a PFC
-  // frame's last bit at the switch to the pause taking effect here.
+  // frame's last bit at the switch to the pause taking effect here. Reading
+  // throws PcapError for a broken file, TimeSpanError for a record too late.
   UpstreamSender(uint16_t port, std::unique_ptr<PcapReader> reader, const SwitchConfig& cfg,
                  uint64_t t0_ns, uint64_t pause_delay_ps);
 
@@ -53,6 +84,8 @@ class UpstreamSender {
                    const uint16_t quanta[kPfcPriorities]);
   bool done();
   uint64_t held_frames() const { return held_; }
+  size_t frames_queued() const { return queued_frames_; }
+  size_t bytes_queued() const { return queued_bytes_; }
   const PauseReceiver& pause() const { return pause_; }
 
  private:
@@ -63,6 +96,8 @@ class UpstreamSender {
   };
   // Reads the next pcap record into peek_; throws PcapError on a broken file.
   void read_peek();
+  // Whether peek_ fits in the bound on frames read and not yet sent.
+  bool room_for_peek() const;
   // The priority that sends next and when (-1: nothing left).
   int pick(uint64_t& when);
   bool paused_at(int prio, uint64_t t_ps) const;
@@ -78,6 +113,8 @@ class UpstreamSender {
   uint64_t seq_ = 0;
   std::deque<PendingPfc> pending_;
   std::array<std::deque<Frame>, kPfcPriorities> fifo_;
+  size_t queued_frames_ = 0;  // in fifo_
+  size_t queued_bytes_ = 0;
   PauseReceiver pause_;
   uint64_t speed_bps_;
   Frame sent_;

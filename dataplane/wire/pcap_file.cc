@@ -1,6 +1,9 @@
 #include "dataplane/wire/pcap_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cinttypes>
 #include <cstring>
 
 #include "dataplane/wire/byte_order.h"
@@ -9,11 +12,23 @@ namespace rocelb {
 namespace {
 
 constexpr size_t kIoBuffer = 1 << 18;
+constexpr uint64_t kNsPerSec = 1000000000u;
+
+// "-" is stdin, by convention. A duplicate of fd 0, so that closing the
+// reader leaves the process's stdin alone.
+std::FILE* open_input(const std::string& path) {
+  if (path != "-") return std::fopen(path.c_str(), "rb");
+  const int fd = dup(STDIN_FILENO);
+  if (fd < 0) return nullptr;
+  std::FILE* f = fdopen(fd, "rb");
+  if (!f) close(fd);
+  return f;
+}
 
 }  // namespace
 
 PcapReader::PcapReader(const std::string& path) : path_(path) {
-  f_.reset(std::fopen(path.c_str(), "rb"));
+  f_.reset(open_input(path));
   if (!f_) fail(std::string("cannot open: ") + std::strerror(errno));
   std::setvbuf(f_.get(), nullptr, _IOFBF, kIoBuffer);
   uint8_t h[kPcapGlobalHeaderLen];
@@ -43,7 +58,7 @@ PcapReader::PcapReader(const std::string& path) : path_(path) {
 }
 
 void PcapReader::fail(const std::string& what) const {
-  throw PcapError(path_ + ": " + what);
+  throw PcapError(path_, what);
 }
 
 // Fields are little-endian in a file written by a little-endian host.
@@ -52,6 +67,34 @@ uint32_t PcapReader::get32(const uint8_t* p) const {
 }
 
 bool PcapReader::next(PcapRecord& rec) {
+  if (!peeked_) return read_record(rec);
+  peeked_ = false;
+  if (has_peeked_) rec = peeked_rec_;
+  return has_peeked_;
+}
+
+const PcapRecord* PcapReader::peek() {
+  if (!peeked_) {
+    has_peeked_ = read_record(peeked_rec_);
+    peeked_ = true;
+  }
+  return has_peeked_ ? &peeked_rec_ : nullptr;
+}
+
+// A record holds at least one byte, no more than the file's snaplen (when it
+// gives one) and never more than any pcap of Ethernet does. Called for every
+// record: the message is built only for a bad one.
+void PcapReader::check_caplen(uint32_t caplen) const {
+  const bool above_snaplen = snaplen_ != 0 && caplen > snaplen_;
+  if (caplen != 0 && caplen <= kPcapMaxSnaplen && !above_snaplen) return;
+  const std::string at = "record at byte offset " + std::to_string(offset_) + " has caplen ";
+  if (caplen == 0) fail(at + "0: a record holds at least one byte");
+  if (caplen > kPcapMaxSnaplen)
+    fail(at + std::to_string(caplen) + " > " + std::to_string(kPcapMaxSnaplen));
+  fail(at + std::to_string(caplen) + " > the file's snaplen " + std::to_string(snaplen_));
+}
+
+bool PcapReader::read_record(PcapRecord& rec) {
   uint8_t h[kPcapRecordHeaderLen];
   size_t got = std::fread(h, 1, sizeof h, f_.get());
   if (got != sizeof h) {
@@ -64,9 +107,7 @@ bool PcapReader::next(PcapRecord& rec) {
   uint32_t frac = get32(h + 4);
   uint32_t caplen = get32(h + 8);
   uint32_t origlen = get32(h + 12);
-  if (caplen > kPcapMaxSnaplen)
-    fail("record at byte offset " + std::to_string(offset_) + " has caplen " +
-         std::to_string(caplen) + " > " + std::to_string(kPcapMaxSnaplen));
+  check_caplen(caplen);
   if (buf_.size() < caplen) buf_.resize(caplen);
   got = std::fread(buf_.data(), 1, caplen, f_.get());
   if (got != caplen) {
@@ -74,10 +115,11 @@ bool PcapReader::next(PcapRecord& rec) {
     fail("truncated record data at byte offset " + std::to_string(offset_ + sizeof h) +
          " (caplen " + std::to_string(caplen) + ", only " + std::to_string(got) + " bytes left)");
   }
-  rec.ts_ns = uint64_t{sec} * 1000000000u + (nsec_ ? uint64_t{frac} : uint64_t{frac} * 1000u);
+  rec.ts_ns = uint64_t{sec} * kNsPerSec + (nsec_ ? uint64_t{frac} : uint64_t{frac} * 1000u);
   rec.caplen = caplen;
   rec.origlen = origlen;
   rec.data = buf_.data();
+  rec.offset = offset_;
   offset_ += sizeof h + caplen;
   return true;
 }
@@ -97,7 +139,7 @@ PcapWriter::PcapWriter(const std::string& path) : path_(path) {
 }
 
 void PcapWriter::fail(const std::string& what) const {
-  throw PcapError(path_ + ": " + what);
+  throw PcapError(path_, what);
 }
 
 void PcapWriter::write(uint64_t ts_ns, const uint8_t* data, uint32_t len, uint32_t origlen) {
@@ -105,9 +147,16 @@ void PcapWriter::write(uint64_t ts_ns, const uint8_t* data, uint32_t len, uint32
   if (len > kPcapMaxSnaplen)
     fail("record of " + std::to_string(len) + " bytes > snaplen " +
          std::to_string(kPcapMaxSnaplen));
+  // Seconds are 32 bits in the record header: a later time would wrap to 1970.
+  if (ts_ns / kNsPerSec > UINT32_MAX) {
+    char t[48];
+    std::snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, ts_ns / kNsPerSec, ts_ns % kNsPerSec);
+    fail(std::string("time ") + t + " s is past what pcap holds (" + std::to_string(UINT32_MAX) +
+         " s)");
+  }
   uint8_t h[kPcapRecordHeaderLen];
-  store_le32(h, static_cast<uint32_t>(ts_ns / 1000000000u));
-  store_le32(h + 4, static_cast<uint32_t>(ts_ns % 1000000000u));
+  store_le32(h, static_cast<uint32_t>(ts_ns / kNsPerSec));
+  store_le32(h + 4, static_cast<uint32_t>(ts_ns % kNsPerSec));
   store_le32(h + 8, len);
   store_le32(h + 12, origlen ? origlen : len);
   if (std::fwrite(h, 1, sizeof h, f_.get()) != sizeof h ||

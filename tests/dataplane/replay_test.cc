@@ -1,10 +1,20 @@
 // The replay engine in-process: exact departure times in virtual time, the
-// ingress wire rule, counters.json, byte-identical reruns, bad inputs.
+// ingress wire rule, counters.json, byte-identical reruns, bad inputs, the
+// clock's span, FIFO inputs, and outputs that land all together or not at all.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "dataplane/engines/replay_engine.h"
 #include "dataplane/wire/packet_builder.h"
@@ -296,8 +306,7 @@ TEST_F(Replay, BadInputsWriteNothing) {
     f << bytes << bytes.substr(24, 30);  // a second record header and a few bytes
   }
   EXPECT_THROW(e.run({{0, (dir_ / "cut.pcap").string()}}, out.string()), ReplayError);
-  ASSERT_TRUE(fs::exists(out));
-  EXPECT_TRUE(fs::is_empty(out));
+  EXPECT_FALSE(fs::exists(out));  // the run created it: it goes too
 }
 
 TEST_F(Replay, NonEthernetLinkTypeIsRefused) {
@@ -320,6 +329,160 @@ TEST_F(Replay, NonEthernetLinkTypeIsRefused) {
     EXPECT_NE(std::string(err.what()).find("not Ethernet"), std::string::npos) << err.what();
   }
   EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+constexpr uint64_t kDayNs = 86'400ull * 1'000'000'000ull;
+
+// Items of issue 10: what a replay refuses and what it leaves behind.
+class ReplayInputs : public Replay {
+ protected:
+  // Runs a replay that must fail; returns its message.
+  std::string failure(const std::vector<ReplayInput>& in, const fs::path& out) {
+    ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+    try {
+      e.run(in, out.string());
+    } catch (const ReplayError& err) {
+      return err.what();
+    }
+    ADD_FAILURE() << "the replay succeeded";
+    return "";
+  }
+  static std::set<std::string> names_in(const fs::path& d) {
+    std::set<std::string> n;
+    for (const auto& e : fs::directory_iterator(d)) n.insert(e.path().filename().string());
+    return n;
+  }
+};
+
+TEST_F(ReplayInputs, InputsFurtherApartThanTheClockHoldsAreRefused) {
+  // 1970 and 2026: picoseconds since the earlier one overflow 64 bits; the
+  // outputs used to be stamped 1970 and the run said nothing.
+  const std::string early =
+      write_pcap("early.pcap", {{1'000'000'000, roce(0, 0x0a000302, 1, 100)}});
+  const std::string late = write_pcap("late.pcap", {{kT0, roce(1, 0x0a000302, 2, 100)}});
+  const fs::path out = dir_ / "out";
+  const std::string msg = failure({{0, early}, {1, late}}, out);
+  EXPECT_EQ(msg, "--in 1=" + late +
+                     ": record at byte offset 24 is 20454.0 days after time zero (the first "
+                     "record of --in 0=" +
+                     early + "): a replay spans at most 100 days");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(ReplayInputs, ALateRecordInOneInputIsRefusedAtItsOffset) {
+  const auto f = roce(0, 0x0a000302, 1, 100);
+  const std::string in =
+      write_pcap("in.pcap", {{kT0, f}, {kT0 + 1000, f}, {kT0 + 150 * kDayNs + kDayNs / 2, f}});
+  const std::string msg = failure({{0, in}}, dir_ / "out");
+  const std::string offset = std::to_string(24 + 2 * (16 + f.size()));
+  EXPECT_EQ(msg, "--in 0=" + in + ": record at byte offset " + offset +
+                     " is 150.5 days after time zero (the first record of --in 0=" + in +
+                     "): a replay spans at most 100 days");
+}
+
+TEST_F(ReplayInputs, NinetyNineDaysApartKeepExactTimes) {
+  const uint64_t later = kT0 + 99 * kDayNs + 123;
+  const std::string a = write_pcap("a.pcap", {{kT0, roce(0, 0x0a000302, 1, 100)}});
+  const std::string b = write_pcap("b.pcap", {{later, roce(1, 0x0a000302, 2, 100)}});
+  const Json j = run({{0, a}, {1, b}}, (dir_ / "out").string());
+  const auto out = read_pcap((dir_ / "out" / "port3.pcap").string());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].ts_ns, kT0);
+  EXPECT_EQ(out[1].ts_ns, later);
+  EXPECT_EQ(j["time"]["last_ns"], later);
+}
+
+// Serves a pcap on a FIFO the way a pipe does: once, front to back. After
+// the first reader has it all, any further open gets an empty stream (so
+// reading an input twice fails at once instead of waiting for a writer).
+class FifoServer {
+ public:
+  FifoServer(std::string path, std::string bytes) : path_(std::move(path)) {
+    std::signal(SIGPIPE, SIG_IGN);  // a reader that gives up is an error to see, not a kill
+    if (mkfifo(path_.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + path_);
+    thread_ = std::thread([this, b = std::move(bytes)] { serve(b); });
+  }
+  ~FifoServer() {
+    stop_ = true;
+    thread_.join();
+    fs::remove(path_);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  void serve(const std::string& b) {
+    const int fd = open(path_.c_str(), O_WRONLY);  // waits for the reader
+    if (fd < 0) return;
+    for (size_t done = 0; done < b.size();) {
+      const ssize_t n = write(fd, b.data() + done, b.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+    while (!stop_) {  // a second reader: an empty stream
+      const int again = open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+      if (again >= 0) close(again);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  std::string path_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST_F(ReplayInputs, AFifoIsReadOnceLikeAFile) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < 3000; ++i)  // more than the reader buffers at once
+    frames.push_back({kT0 + uint64_t(i) * 100, roce(0, 0x0a020000 + i % 17, uint16_t(i), 200)});
+  const std::string file = write_pcap("in.pcap", frames);
+  run({{0, file}}, (dir_ / "from-file").string());
+  {
+    FifoServer fifo((dir_ / "in.fifo").string(), slurp(file));
+    ReplayEngine e(SwitchConfig::build(test::default_params()), 8191);
+    try {
+      e.run({{0, fifo.path()}}, (dir_ / "from-fifo").string());
+    } catch (const ReplayError& err) {
+      FAIL() << err.what();
+    }
+  }
+  for (const auto& name : names_in(dir_ / "from-file"))
+    EXPECT_EQ(slurp(dir_ / "from-fifo" / name), slurp(dir_ / "from-file" / name)) << name;
+}
+
+TEST_F(ReplayInputs, ADirectoryInTheWayOfAnOutputLeavesTheFolderAsItWas) {
+  const std::string in = write_pcap("in.pcap", {{kT0, roce(0, 0x0a000302, 1, 100)}});
+  // Whichever output the folder's order moves first, one of the two runs
+  // has moved some outputs before it meets the blocked one.
+  for (const std::string blocked : {"port3.pcap", "counters.json"}) {
+    SCOPED_TRACE(blocked);
+    const fs::path out = dir_ / ("out-" + blocked);
+    fs::create_directories(out / blocked);
+    std::ofstream(out / "port0.pcap") << "old port0";
+    std::ofstream(out / "notes.txt") << "mine";
+    const std::string msg = failure({{0, in}}, out);
+    EXPECT_NE(msg.find((out / blocked).string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is a directory"), std::string::npos) << msg;
+    EXPECT_EQ(names_in(out), (std::set<std::string>{"port0.pcap", "notes.txt", blocked}));
+    EXPECT_EQ(slurp(out / "port0.pcap"), "old port0");
+    EXPECT_TRUE(fs::is_empty(out / blocked));
+  }
+}
+
+TEST_F(ReplayInputs, AFailedRunRemovesTheFoldersItCreated) {
+  const std::string good = write_pcap("good.pcap", {{kT0, roce(0, 0x0a000102, 1, 10)}});
+  const std::string bytes = slurp(good);
+  {
+    std::ofstream f(dir_ / "cut.pcap", std::ios::binary);
+    f << bytes << bytes.substr(24, 30);  // a record cut short, found mid-run
+  }
+  const std::string cut = (dir_ / "cut.pcap").string();
+  failure({{0, cut}}, dir_ / "new" / "a" / "b");
+  EXPECT_FALSE(fs::exists(dir_ / "new"));
+  // A folder that was there stays, as it was.
+  fs::create_directories(dir_ / "kept");
+  failure({{0, cut}}, dir_ / "kept" / "out");
+  EXPECT_TRUE(fs::exists(dir_ / "kept"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "kept"));
 }
 
 }  // namespace

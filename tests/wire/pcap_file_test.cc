@@ -3,10 +3,14 @@
 #include "dataplane/wire/pcap_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rocelb {
@@ -121,7 +125,7 @@ TEST(Pcap, HandWrittenFilesBothOrders) {
     Out o{k.big, {}};
     o.header(k.magic, 101, 128);  // linktype raw IP, just to see it read
     o.record(1000, k.nsec ? 999999999 : 999999, {1, 2, 3});
-    o.record(4294967295u, 1, {}, 64);
+    o.record(4294967295u, 1, {5}, 64);
     o.record(0, 0, Bytes(128, 7));
     std::string path = temp_path("hand.pcap");
     write_file(path, o.b);
@@ -136,7 +140,7 @@ TEST(Pcap, HandWrittenFilesBothOrders) {
     EXPECT_EQ(Bytes(rec.data, rec.data + rec.caplen), (Bytes{1, 2, 3}));
     ASSERT_TRUE(r.next(rec));
     EXPECT_EQ(rec.ts_ns, 4294967295ull * 1000000000ull + (k.nsec ? 1 : 1000));
-    EXPECT_EQ(rec.caplen, 0u);
+    EXPECT_EQ(rec.caplen, 1u);
     EXPECT_EQ(rec.origlen, 64u);
     ASSERT_TRUE(r.next(rec));
     EXPECT_EQ(rec.caplen, 128u);
@@ -254,6 +258,150 @@ TEST(Pcap, WriterErrors) {
         },
         PcapError);
   }
+}
+
+// A record holds 1..snaplen bytes (and never more than 262144): a run of
+// zeros after a valid header (a preallocated or zero-filled file) is refused
+// at its first record instead of being read as endless empty frames at time 0.
+TEST(Pcap, RecordsHoldOneByteUpToTheSnaplen) {
+  std::string path = temp_path("zeros.pcap");
+  Out z{false, {}};
+  z.header(kPcapMagicNsec);
+  z.b.resize(z.b.size() + (1 << 20), 0);
+  write_file(path, z.b);
+  EXPECT_EQ(error_of(path),
+            path + ": record at byte offset 24 has caplen 0: a record holds at least one byte");
+  // Above the snaplen the file declares.
+  Out s{false, {}};
+  s.header(kPcapMagicUsec, 1, 128);
+  s.record(0, 0, Bytes(128, 1));
+  s.record(0, 0, Bytes(129, 1));
+  write_file(path, s.b);
+  EXPECT_EQ(error_of(path),
+            path + ": record at byte offset 168 has caplen 129 > the file's snaplen 128");
+  // A header snaplen of 0 sets no limit of its own.
+  Out n{false, {}};
+  n.header(kPcapMagicUsec, 1, 0);
+  n.record(0, 0, Bytes(9000, 1));
+  write_file(path, n.b);
+  EXPECT_EQ(error_of(path), "");
+  std::remove(path.c_str());
+}
+
+TEST(Pcap, PeekShowsTheNextRecordWithoutTakingIt) {
+  std::string path = temp_path("peek.pcap");
+  Out o{false, {}};
+  o.header(kPcapMagicNsec);
+  o.record(7, 1, {1, 2});
+  o.record(8, 2, {3, 4, 5});
+  write_file(path, o.b);
+  PcapReader r(path);
+  const PcapRecord* p = r.peek();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->ts_ns, 7'000'000'001u);
+  EXPECT_EQ(r.peek(), p);  // still the same record
+  PcapRecord rec;
+  ASSERT_TRUE(r.next(rec));
+  EXPECT_EQ(rec.ts_ns, 7'000'000'001u);
+  EXPECT_EQ(Bytes(rec.data, rec.data + rec.caplen), (Bytes{1, 2}));
+  EXPECT_EQ(rec.offset, 24u);
+  ASSERT_TRUE(r.next(rec));
+  EXPECT_EQ(rec.ts_ns, 8'000'000'002u);
+  EXPECT_EQ(rec.offset, 24u + 16 + 2);
+  EXPECT_EQ(r.peek(), nullptr);
+  EXPECT_FALSE(r.next(rec));
+  std::remove(path.c_str());
+}
+
+// Streams are read once, front to back: a FIFO, and stdin as "-".
+class PcapStream : public ::testing::Test {
+ protected:
+  static Bytes two_records() {
+    Out o{false, {}};
+    o.header(kPcapMagicNsec);
+    o.record(1, 0, Bytes(60, 0xaa));
+    o.record(2, 0, Bytes(1500, 0xbb));
+    return o.b;
+  }
+  static void expect_two_records(PcapReader& r) {
+    PcapRecord rec;
+    ASSERT_TRUE(r.next(rec));
+    EXPECT_EQ(rec.caplen, 60u);
+    ASSERT_TRUE(r.next(rec));
+    EXPECT_EQ(rec.ts_ns, 2'000'000'000u);
+    EXPECT_EQ(rec.caplen, 1500u);
+    EXPECT_FALSE(r.next(rec));
+  }
+};
+
+TEST_F(PcapStream, ReadsAFifo) {
+  const std::string path = temp_path("fifo");
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { write_file(path, two_records()); });
+  {
+    PcapReader r(path);
+    expect_two_records(r);
+  }
+  writer.join();
+  std::remove(path.c_str());
+}
+
+TEST_F(PcapStream, ReadsStdinAsDash) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  const int saved = dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(dup2(p[0], STDIN_FILENO), STDIN_FILENO);
+  close(p[0]);
+  std::thread writer([fd = p[1]] {
+    const Bytes b = two_records();
+    EXPECT_EQ(write(fd, b.data(), b.size()), static_cast<ssize_t>(b.size()));
+    close(fd);
+  });
+  try {
+    PcapReader r("-");
+    expect_two_records(r);
+  } catch (const PcapError& e) {
+    ADD_FAILURE() << e.what();
+  }
+  writer.join();
+  dup2(saved, STDIN_FILENO);  // the test's own stdin back
+  close(saved);
+}
+
+TEST(Pcap, ErrorsKeepTheirDetailApartFromTheFileName) {
+  const std::string missing = temp_path("missing.pcap");
+  try {
+    PcapReader r(missing);
+    FAIL();
+  } catch (const PcapError& e) {
+    EXPECT_EQ(e.file(), missing);
+    EXPECT_EQ(e.detail(), "cannot open: No such file or directory");
+  }
+}
+
+// The record header holds seconds in 32 bits: a later time would wrap to 1970.
+TEST(Pcap, WriterRefusesTimesPcapCannotHold) {
+  const std::string path = temp_path("2106.pcap");
+  PcapWriter w(path);
+  const Bytes d(60, 1);
+  const uint64_t last = uint64_t{UINT32_MAX} * 1'000'000'000u + 999'999'999u;
+  w.write(last, d.data(), 60);  // 2106-02-07T06:28:15.999999999Z is the last
+  try {
+    w.write(last + 1, d.data(), 60);
+    ADD_FAILURE() << "a time past 2106 was written";
+  } catch (const PcapError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": time 4294967296.000000000 s is past what pcap holds (4294967295 s)");
+  }
+  w.close();
+  PcapReader r(path);
+  PcapRecord rec;
+  ASSERT_TRUE(r.next(rec));
+  EXPECT_EQ(rec.ts_ns, last);
+  EXPECT_FALSE(r.next(rec));
+  std::remove(path.c_str());
 }
 
 }  // namespace
