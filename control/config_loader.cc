@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -33,6 +34,9 @@ constexpr uint64_t kMinMtu = 68;
 constexpr uint64_t kMaxMtu = 9216;
 constexpr uint64_t kMinIpv6Mtu = 1280;
 constexpr size_t kMaxGroupMembers = 256;
+// A full Internet table (about a million IPv4 prefixes) fits; the route
+// tables are sized from the routes given (route_table.h).
+constexpr size_t kMaxRoutes = 1u << 20;
 constexpr uint64_t kMaxWeight = 100;
 constexpr uint64_t kMaxMemberWeight = 65535;
 constexpr size_t kMaxNameLength = 64;
@@ -911,6 +915,13 @@ void Validator::parse_groups(const Node& n, ConfigParams& cfg) const {
 
 void Validator::parse_routes(const Node& n, ConfigParams& cfg) const {
   expect_list(n, "routes");
+  if (n.size() > kMaxRoutes)
+    fail("routes", "at most " + std::to_string(kMaxRoutes) + " routes (found " +
+                       std::to_string(n.size()) + ")");
+  // Prefix (16 address bytes, length, family) → its index, for the duplicate rule
+  // in one pass over a full routing table.
+  std::unordered_map<std::string, size_t> seen;
+  seen.reserve(n.size());
   for (size_t i = 0; i < n.size(); ++i) {
     std::string path = index_path("routes", i);
     Fields f(*this, n[i], path, {"prefix", "group", "via", "port"});
@@ -920,11 +931,13 @@ void Validator::parse_routes(const Node& n, ConfigParams& cfg) const {
     r.prefix = get_prefix(prefix, f.at("prefix"));
     if (!r.prefix.is_canonical())
       fail_value(f.at("prefix"), prefix, "host bits set beyond /" + std::to_string(r.prefix.len));
-    for (size_t j = 0; j < cfg.routes.size(); ++j)
-      if (cfg.routes[j].prefix == r.prefix)
-        fail_value(f.at("prefix"), prefix,
-                   "duplicate prefix (also " + index_path("routes", j) + ")",
-                   {index_path("routes", j) + ".prefix"});
+    std::string key(reinterpret_cast<const char*>(r.prefix.addr.b.data()), r.prefix.addr.b.size());
+    key.push_back(static_cast<char>(r.prefix.len));
+    key.push_back(static_cast<char>(r.prefix.addr.family));
+    if (auto [it, fresh] = seen.emplace(std::move(key), i); !fresh)
+      fail_value(f.at("prefix"), prefix,
+                 "duplicate prefix (also " + index_path("routes", it->second) + ")",
+                 {index_path("routes", it->second) + ".prefix"});
 
     std::vector<std::string_view> targets;
     for (std::string_view k : {"group", "via", "port"})

@@ -5,6 +5,7 @@
 #include <rte_fib6.h>
 #include <rte_memory.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 
@@ -18,13 +19,17 @@ std::string table_name(const char* kind) {
 }
 }  // namespace
 
-RouteTable::RouteTable(uint32_t max_v4, uint32_t max_v6) {
+RouteTable::RouteTable(const RouteTableSize& size) {
+  // 2-byte entries hold next hops and tbl8 indices up to 32767.
+  constexpr uint32_t kMax2B = (1u << 15) - 1;
+  const uint32_t tbl8_v4 = size.tbl8_v4 + 16;
   rte_fib_conf c4{};
   c4.type = RTE_FIB_DIR24_8;
   c4.default_nh = kNoRoute;
-  c4.max_routes = static_cast<int>(max_v4 < 16 ? 16 : max_v4);
-  c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
-  c4.dir24_8.num_tbl8 = 1024;
+  c4.max_routes = static_cast<int>(std::max<uint32_t>(16, size.routes_v4 + 16));
+  c4.dir24_8.nh_sz =
+      tbl8_v4 > kMax2B || size.next_hops > kMax2B ? RTE_FIB_DIR24_8_4B : RTE_FIB_DIR24_8_2B;
+  c4.dir24_8.num_tbl8 = tbl8_v4;
   std::string n4 = table_name("rl_fib4_");
   v4_ = rte_fib_create(n4.c_str(), SOCKET_ID_ANY, &c4);
   if (!v4_)
@@ -33,9 +38,9 @@ RouteTable::RouteTable(uint32_t max_v4, uint32_t max_v6) {
   rte_fib6_conf c6{};
   c6.type = RTE_FIB6_TRIE;
   c6.default_nh = kNoRoute;
-  c6.max_routes = static_cast<int>(max_v6 < 16 ? 16 : max_v6);
+  c6.max_routes = static_cast<int>(std::max<uint32_t>(16, size.routes_v6 + 16));
   c6.trie.nh_sz = RTE_FIB6_TRIE_4B;
-  c6.trie.num_tbl8 = 4096;
+  c6.trie.num_tbl8 = size.tbl8_v6 + 16;
   std::string n6 = table_name("rl_fib6_");
   v6_ = rte_fib6_create(n6.c_str(), SOCKET_ID_ANY, &c6);
   if (!v6_) {

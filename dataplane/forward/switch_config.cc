@@ -1,8 +1,11 @@
 #include "dataplane/forward/switch_config.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace rocelb {
 namespace {
@@ -164,11 +167,18 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     return sc;
   }
 
-  size_t n4 = 0, n6 = 0;
-  for (const auto& r : params.routes) (r.prefix.addr.is_v4() ? n4 : n6)++;
-  auto table = std::make_shared<RouteTable>(static_cast<uint32_t>(n4 + 2 * params.ports.size()),
-                                            static_cast<uint32_t>(n6 + 2 * params.ports.size()));
-
+  // Every prefix with its next hop (identical next hops shared: a full
+  // table into one group is one next hop), then tables sized for them.
+  std::vector<std::pair<IpPrefix, uint32_t>> prefixes;
+  prefixes.reserve(params.routes.size() + 4 * params.ports.size());
+  std::map<std::tuple<NextHopKind, uint16_t, std::array<uint8_t, 6>, uint32_t>, uint32_t> shared;
+  auto nexthop_id = [&](const NextHop& nh) {
+    std::array<uint8_t, 6> mac;
+    std::memcpy(mac.data(), nh.mac, 6);
+    auto [it, fresh] = shared.try_emplace({nh.kind, nh.port, mac, nh.group}, 0);
+    if (fresh) it->second = add_nexthop(*sc, nh);
+    return it->second;
+  };
   // Static routes first; connected subnets and the switch's own addresses are
   // added after, so they win over a static route for the same prefix.
   for (const auto& r : params.routes) {
@@ -192,21 +202,26 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
         break;
       }
     }
-    add_route(*table, r.prefix, add_nexthop(*sc, nh));
+    prefixes.emplace_back(r.prefix, nexthop_id(nh));
   }
   for (const auto& p : params.ports) {
     NextHop nh;
     nh.kind = NextHopKind::kConnected;
     nh.port = p.id;
-    uint32_t id = add_nexthop(*sc, nh);
+    const uint32_t id = nexthop_id(nh);
     for (const auto& a : {p.ipv4, p.ipv6}) {
       if (!a) continue;
-      add_route(*table, network_of(*a), id);
+      prefixes.emplace_back(network_of(*a), id);
       IpPrefix host = *a;
       host.len = a->addr.is_v4() ? 32 : 128;
-      add_route(*table, host, nh_local);
+      prefixes.emplace_back(host, nh_local);
     }
   }
+  RouteTableSize size;
+  for (const auto& [prefix, nh] : prefixes) size.add(prefix.addr.is_v4(), prefix.len);
+  size.next_hops = static_cast<uint32_t>(sc->nexthops.size());
+  auto table = std::make_shared<RouteTable>(size);
+  for (const auto& [prefix, nh] : prefixes) add_route(*table, prefix, nh);
   sc->routes = std::move(table);
   return sc;
 }

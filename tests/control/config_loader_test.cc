@@ -1021,6 +1021,24 @@ TEST(ConfigRoutes, DuplicatePrefix) {
             "x.yaml: routes[1].prefix: \"fd00:0::/16\": duplicate prefix (also routes[0])");
 }
 
+// A routing table of 40,000 prefixes loads (the duplicate rule is one
+// pass, not a comparison of every pair), a duplicate at its end is still
+// named, and an IPv4 prefix never collides with an IPv6 one of the same bytes.
+TEST(ConfigRoutes, LargeTableAndItsDuplicates) {
+  std::string routes = "routes:\n";
+  for (int i = 0; i < 40000; ++i)
+    routes += "  - {prefix: 11." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
+              ".0/24, group: g}\n";
+  EXPECT_EQ(route_error(routes), "no error");
+  EXPECT_EQ(route_error(routes + "  - {prefix: 11.156.63.0/24, group: g}\n"),
+            "x.yaml: routes[40000].prefix: \"11.156.63.0/24\": duplicate prefix (also "
+            "routes[39999])");
+  EXPECT_EQ(route_error("routes:\n"
+                        "  - {prefix: 10.0.0.0/8, group: g}\n"
+                        "  - {prefix: \"a00::/8\", group: g}\n"),
+            "no error");
+}
+
 TEST(ConfigRoutes, ExactlyOneTarget) {
   EXPECT_EQ(route_error("routes: [{prefix: 10.9.0.0/16}]\n"),
             "x.yaml: routes[0]: needs exactly one of group, via, port (found none)");

@@ -149,6 +149,59 @@ TEST_F(RouteTableTest, DefaultConfigIpv4) {
   expect4(v4(10, 1, 4, 1), local());
 }
 
+// Tables are sized from the config: many prefixes longer than /24 (one
+// tbl8 each), many IPv6 /64s, and more than 32767 IPv4 routes all build and
+// are all found.
+TEST_F(RouteTableTest, LargeTablesAreSizedFromTheConfig) {
+  ConfigParams p = test::default_params();
+  auto v4 = [](uint32_t host, uint8_t len) {
+    IpPrefix x;
+    x.addr.family = 4;
+    for (int k = 0; k < 4; ++k) x.addr.b[k] = static_cast<uint8_t>(host >> (24 - 8 * k));
+    x.len = len;
+    return x;
+  };
+  auto to_port = [](IpPrefix x, uint16_t port) {
+    RouteParams r;
+    r.prefix = x;
+    r.target = RouteTarget::kPort;
+    r.port = port;
+    return r;
+  };
+  const uint32_t k28 = 0x14000000;  // 20.0.0.0: 1,030 /28s
+  for (uint32_t i = 0; i < 1030; ++i) p.routes.push_back(to_port(v4(k28 + 16 * i, 28), 3));
+  const uint32_t k24 = 0x1e000000;  // 30.0.0.0: 32,760 /24s
+  for (uint32_t i = 0; i < 32760; ++i) p.routes.push_back(to_port(v4(k24 + 256 * i, 24), 1));
+  for (uint32_t i = 0; i < 1000; ++i) {  // fd10:i::/64
+    IpPrefix x;
+    x.addr.family = 6;
+    x.addr.b[0] = 0xfd;
+    x.addr.b[1] = 0x10;
+    x.addr.b[2] = static_cast<uint8_t>(i >> 8);
+    x.addr.b[3] = static_cast<uint8_t>(i);
+    x.len = 64;
+    p.routes.push_back(to_port(x, 2));
+  }
+  ASSERT_NO_THROW(build(p));
+  expect4(k28 + 1, connected(3));
+  expect4(k28 + 16 * 1029 + 15, connected(3));
+  expect4(k28 + 16 * 1030, group("uplinks"));  // beyond: the default route
+  expect4(k24 + 7, connected(1));
+  expect4(k24 + 256 * 32759 + 200, connected(1));
+  expect4(k24 + 256 * 32760, group("uplinks"));
+  IpBytes a{};
+  a[0] = 0xfd;
+  a[1] = 0x10;
+  a[2] = 0x03;
+  a[3] = 0xe7;  // 999
+  a[15] = 1;
+  expect6(a, connected(2));
+  a[3] = 0xe8;  // 1000
+  expect6(a, group("uplinks"));
+  // One next hop per target, not per route.
+  EXPECT_LT(cfg_->nexthops.size(), 32u);
+}
+
 TEST_F(RouteTableTest, DefaultConfigIpv6) {
   build(test::default_params());
   expect6(v6({0xfd00, 0, 3, 0, 0, 0, 0, 2}), connected(3));
