@@ -911,6 +911,21 @@ void Validator::parse_groups(const Node& n, ConfigParams& cfg) const {
                    g.name = key;
                    cfg.groups.push_back(std::move(g));
                  });
+  // Every forwarding worker keeps every group's table: bounded in total.
+  uint64_t total = 0, biggest = 0;
+  const GroupParams* big = nullptr;
+  for (const GroupParams& g : cfg.groups) {
+    const uint64_t b = group_table_bytes(g.mode, g.knobs);
+    total += b;
+    if (b > biggest) biggest = b, big = &g;
+  }
+  if (total > kMaxGroupTableBytes) {
+    const std::string key = uses_flowlets(big->mode) ? "max_flows" : "buckets";
+    auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+    fail("groups." + big->name + "." + key,
+         "the groups' tables need " + mib(total) + " per forwarding worker, more than " +
+             mib(kMaxGroupTableBytes) + " (this group: " + mib(biggest) + ")");
+  }
 }
 
 void Validator::parse_routes(const Node& n, ConfigParams& cfg) const {

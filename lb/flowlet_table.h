@@ -17,6 +17,7 @@ struct FlowletEntry {
   uint16_t member = 0;
   uint8_t valid = 0;
 };
+static_assert(sizeof(FlowletEntry) == 16, "lb_knobs.h group_table_bytes counts 16 bytes");
 
 class FlowletTable {
  public:

@@ -86,6 +86,19 @@ inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {
   return mode == LbMode::kWcmp ? kDefaultWcmpBuckets : kDefaultResilientBuckets;
 }
 
+// Bytes of the tables one forwarding worker keeps for a group in `mode`:
+// the flowlet table (16 bytes an entry) or the bucket tables (resilient
+// keeps a home table beside its live one). Other modes keep a few words.
+inline uint64_t group_table_bytes(LbMode mode, const LbKnobs& k) {
+  constexpr uint64_t kFlowletEntryBytes = 16;  // FlowletEntry (flowlet_table.h)
+  if (uses_flowlets(mode)) return uint64_t{k.max_flows} * kFlowletEntryBytes;
+  const uint64_t buckets = effective_buckets(mode, k);
+  return buckets * (mode == LbMode::kResilient ? 4 : 2);
+}
+// What all groups together may ask of one worker (config_loader.cc refuses
+// more, naming the biggest group): 1 GiB.
+inline constexpr uint64_t kMaxGroupTableBytes = uint64_t{1} << 30;
+
 inline constexpr bool is_power_of_two(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }

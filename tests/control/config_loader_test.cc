@@ -759,6 +759,28 @@ LbKnobs knobs_of(const std::string& knobs) {
   return group_of("{members: [10.0.0.2, 10.0.1.2], " + knobs + "}").knobs;
 }
 
+// Every worker keeps every group's table: 64 flowlet groups of a million
+// entries (16 MiB each) fit the 1 GiB bound, 65 do not, and the error names
+// the knob of the biggest group.
+TEST(ConfigGroupKnobs, TablesOfAllGroupsAreBounded) {
+  auto groups = [](int n, const std::string& last_knobs) {
+    std::string g = "groups:\n";
+    for (int i = 0; i < n; ++i)
+      g += "  g" + std::to_string(i) + ": {members: [10.0.0.2], mode: flowlet_random, " +
+           (i == n - 1 ? last_knobs : "max_flows: 1048576") + "}\n";
+    return g;
+  };
+  EXPECT_EQ(group_error(groups(64, "max_flows: 1048576")), "no error");
+  EXPECT_EQ(group_error(groups(65, "max_flows: 1048576")),
+            "x.yaml: groups.g0.max_flows: the groups' tables need 1040 MiB per forwarding worker, "
+            "more than 1024 MiB (this group: 16 MiB)");
+  // One byte over is over: 64 full groups and a 1 KiB one.
+  EXPECT_EQ(group_error(groups(65, "max_flows: 64")),
+            "x.yaml: groups.g0.max_flows: the groups' tables need 1025 MiB per forwarding worker, "
+            "more than 1024 MiB (this group: 16 MiB)");
+  EXPECT_EQ(group_of("{members: [10.0.0.2], mode: resilient, buckets: 4096}").knobs.buckets, 4096u);
+}
+
 TEST(ConfigGroupKnobs, DefaultsFollowDlb) {
   const LbKnobs k = group_of("{members: [10.0.0.2]}").knobs;
   EXPECT_EQ(k, LbKnobs{});
