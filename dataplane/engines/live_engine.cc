@@ -30,6 +30,16 @@ struct LiveEngine::Worker {
   std::array<uint16_t, kMaxPorts> npending{};
   // Since when the device has taken none of them (0: it took some last time).
   std::array<uint64_t, kMaxPorts> refused_since_ns{};
+
+  // Removes the first k frames waiting for `port` (sent, or dropped).
+  void drop_front(uint16_t port, uint16_t k) {
+    uint16_t& np = npending[port];
+    for (uint16_t i = k; i < np; ++i) {
+      pending[port][i - k] = pending[port][i];
+      pending_len[port][i - k] = pending_len[port][i];
+    }
+    np = static_cast<uint16_t>(np - k);
+  }
 };
 
 namespace {
@@ -200,11 +210,7 @@ void LiveEngine::run_worker(unsigned w) {
         for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
         t.count_tx_burst(sent, bytes);
         tx += sent;
-        for (uint16_t i = sent; i < np; ++i) {
-          pend[i - sent] = pend[i];
-          wk.pending_len[port][i - sent] = wk.pending_len[port][i];
-        }
-        np = static_cast<uint16_t>(np - sent);
+        wk.drop_front(port, sent);
         if (sent) wk.refused_since_ns[port] = 0;
         if (np && !sent) drop_refused(wk, w, port, now_ns);
         if (np) continue;
@@ -249,15 +255,9 @@ void LiveEngine::drop_refused(Worker& wk, unsigned w, uint16_t port, uint64_t no
     return;
   }
   if (now_ns - since < tx_stall_ns_) return;
-  auto& pend = wk.pending[port];
-  uint16_t& np = wk.npending[port];
   dp_->worker(w).port[port].drop(DropReason::tx_failed);
-  mbuf_free(pend[0]);
-  for (uint16_t i = 1; i < np; ++i) {
-    pend[i - 1] = pend[i];
-    wk.pending_len[port][i - 1] = wk.pending_len[port][i];
-  }
-  --np;
+  mbuf_free(wk.pending[port][0]);
+  wk.drop_front(port, 1);
   since = 0;
 }
 
