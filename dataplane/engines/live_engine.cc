@@ -208,11 +208,12 @@ void LiveEngine::run_worker(unsigned w) {
         const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
         uint64_t bytes = 0;
         for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
+        wk.drop_front(port, sent);  // no longer awaiting, then sent
+        t.set_awaiting(np);
         t.count_tx_burst(sent, bytes);
         tx += sent;
-        wk.drop_front(port, sent);
         if (sent) wk.refused_since_ns[port] = 0;
-        if (np && !sent) drop_refused(wk, w, port, now_ns);
+        if (np && !sent) drop_refused(wk, port, now_ns);
         if (np) continue;
       }
       const uint16_t n = dp_->dequeue(port, now_ps, burst, start_ps, kMaxBurst);
@@ -229,6 +230,7 @@ void LiveEngine::run_worker(unsigned w) {
         wk.pending_len[port][np] = lens[i];
         pend[np++] = burst[i];
       }
+      if (np) t.set_awaiting(np);
     }
     // Where the cycles went (OVS pmd-stats-show): one TSC read per loop.
     const uint64_t end = rte_rdtsc();
@@ -248,16 +250,18 @@ void LiveEngine::run_worker(unsigned w) {
 
 // The device took nothing of what waits for it: after tx_stall_ns of that,
 // the head frame goes (tx_failed) and the next one gets the same time.
-void LiveEngine::drop_refused(Worker& wk, unsigned w, uint16_t port, uint64_t now_ns) {
+void LiveEngine::drop_refused(Worker& wk, uint16_t port, uint64_t now_ns) {
   uint64_t& since = wk.refused_since_ns[port];
   if (since == 0) {
     since = now_ns | 1;  // never 0 while timing
     return;
   }
   if (now_ns - since < tx_stall_ns_) return;
-  dp_->worker(w).port[port].drop(DropReason::tx_failed);
   mbuf_free(wk.pending[port][0]);
   wk.drop_front(port, 1);
+  PortTx& t = dp_->tx(port);
+  t.set_awaiting(wk.npending[port]);  // no longer awaiting, then dropped
+  t.count_tx_failed();
   since = 0;
 }
 
@@ -300,11 +304,13 @@ unsigned LiveEngine::shutdown() {
     stopped_ports_ = true;
     for (auto& wk : workers_) {
       for (uint16_t port : wk->tx) {
+        PortTx& t = dp_->tx(port);
         for (uint16_t i = 0; i < wk->npending[port]; ++i) {
-          dp_->worker(wk->index).port[port].drop(DropReason::tx_failed);
+          t.count_tx_failed();
           mbuf_free(wk->pending[port][i]);
         }
         wk->npending[port] = 0;
+        t.set_awaiting(0);
       }
     }
     // Frames that arrived after the workers stopped were never received by

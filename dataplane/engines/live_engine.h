@@ -83,7 +83,7 @@ class LiveEngine {
   static int worker_main(void* arg);
   uint64_t tsc_to_ps(uint64_t tsc) const;
   void run_worker(unsigned w);
-  void drop_refused(Worker& wk, unsigned w, uint16_t port, uint64_t now_ns);
+  void drop_refused(Worker& wk, uint16_t port, uint64_t now_ns);
 
   std::unique_ptr<Dataplane> dp_;
   rte_mempool* pool_ = nullptr;

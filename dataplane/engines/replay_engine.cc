@@ -161,6 +161,10 @@ Json ReplayEngine::counters() const {
   j["reordering"] = r;
   // The devices upstream of the input ports, honouring the switch's PFC.
   j["upstream"] = upstream_.is_null() ? Json::array() : upstream_;
+  Json events = Json::array();  // the scheduled link faults (--event)
+  for (const LinkEvent& e : link_events_)
+    events.push_back({{"t_ns", e.t_ns}, {"port", e.port}, {"link", e.up ? "up" : "down"}});
+  j["link_events"] = events;
   return j;
 }
 
@@ -223,6 +227,9 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     sender_next[s.port()] = reading(*input_of[s.port()], t0, [&] { return s.next_send_ps(); });
   };
   for (auto& s : senders) refresh_sender(*s);
+  lost_link_down_.fill(0);
+  for (uint16_t id : cfg.port_ids) dp_->set_link_up(id, true);
+  size_t next_event = 0;
   for (;;) {
     UpstreamSender* in = nullptr;
     for (auto& s : senders)
@@ -232,8 +239,26 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     int out = -1;
     for (uint16_t id : cfg.port_ids)
       if (sinks[id].scheduled && (out < 0 || sinks[id].next_ps < sinks[out].next_ps)) out = id;
-    if (!in && out < 0) break;
+    const uint64_t event_ps =
+        next_event < link_events_.size() ? link_events_[next_event].t_ns * 1000 : kNever;
+    if (!in && out < 0 && event_ps == kNever) break;
     ++stats_.events;
+    // A link event goes first at its time: frames arriving then find the
+    // link as it becomes.
+    if (event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
+        (out < 0 || event_ps <= sinks[out].next_ps)) {
+      const LinkEvent& e = link_events_[next_event++];
+      dp_->adopt(0);
+      dp_->set_link_up(e.port, e.up);
+      // Down: its owner flushes its queues now. Up: it may send again.
+      Sink& sk = sinks[e.port];
+      const uint64_t next = dp_->next_tx_ps(e.port, event_ps);
+      if (!sk.scheduled || next < sk.next_ps) {
+        sk.scheduled = next != UINT64_MAX;
+        sk.next_ps = next;
+      }
+      continue;
+    }
     const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
     dp_->adopt(0);  // one thread: the epoch never changes under a replay, but this is the route
@@ -298,6 +323,11 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
 
     // Arrival: the frame's first bit reaches the switch at now_ps.
     const UpstreamSender::Frame& f = in->send();
+    if (!dp_->link_up(in->port())) {  // lost on a wire that is down
+      ++lost_link_down_[in->port()];
+      refresh_sender(*in);
+      continue;
+    }
     const uint32_t len = static_cast<uint32_t>(f.bytes.size());
     rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
     if (!m) {
@@ -334,6 +364,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     for (int p = 0; p < kPfcPriorities; ++p)
       paused.push_back(s->pause().pause_ns(p, UINT64_MAX / 2) / 1000);
     u["paused_us"] = paused;
+    u["frames_lost_link_down"] = lost_link_down_[s->port()];
     upstream_.push_back(u);
   }
 

@@ -19,12 +19,14 @@
 
 #include <rte_mempool.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dataplane/engines/link_event.h"
 #include "dataplane/engines/reorder_meter.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/mgmt/counters_json.h"
@@ -68,6 +70,10 @@ class ReplayEngine {
   ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
                   bool trace = false);
 
+  // Link faults the next run() applies at their times (sorted by time:
+  // link_event.h). Every link starts up.
+  void set_link_events(std::vector<LinkEvent> events) { link_events_ = std::move(events); }
+
   Dataplane& dataplane() { return *dp_; }
   rte_mempool* pool() const { return pool_; }
   Json counters() const;
@@ -78,6 +84,8 @@ class ReplayEngine {
   ReplayStats stats_;
   ReorderMeter reorder_;
   Json upstream_;  // what each upstream sender did: frames held, time paused per priority
+  std::vector<LinkEvent> link_events_;
+  std::array<uint64_t, kMaxPorts> lost_link_down_{};  // per input port
 };
 
 }  // namespace rocelb

@@ -6,8 +6,9 @@
 // Accounting rule, checked by tests: for the whole switch
 //   Σrx_packets + Σgenerated = Σtx_packets + Σconsumed + Σdrops + queued
 // Drops found at ingress (no_buffer included) count on the ingress port;
-// queue_full counts on the egress port whose queue refused the packet, and
-// tx_failed on the port whose device did not take it.
+// queue_full counts on the egress port whose queue refused the packet,
+// tx_failed on the port whose device did not take it, and link_down on the
+// port whose link was down.
 #pragma once
 
 #include <array>
@@ -71,6 +72,8 @@ namespace rocelb {
   X(tx_failed,                                                                                   \
     "the device refused the frame for 100 ms (one it will never take: too big for it, a "        \
     "broken link), or had not taken it when the port stopped")                                   \
+  X(link_down,                                                                                   \
+    "the egress port's link was down: queued when it went down, or sent to it while down")       \
   X(flushed, "still queued when the switch stopped (freed with its queues)")                     \
   X(pause_inbox_full,                                                                            \
     "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "    \

@@ -181,15 +181,23 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
   delete old;
 }
 
+void Dataplane::set_link_up(uint16_t port, bool up) {
+  const uint64_t bit = uint64_t{1} << port;
+  const uint64_t before = up ? link_down_.fetch_and(~bit) : link_down_.fetch_or(bit);
+  if (((before & bit) == 0) != up) ++link_changes_[port];
+}
+
 void Dataplane::worker_online(unsigned w) {
   rte_rcu_qsbr_thread_register(rcu_, w);
   rte_rcu_qsbr_thread_online(rcu_, w);
+  online_.fetch_add(1, std::memory_order_relaxed);
 }
 void Dataplane::worker_quiescent(unsigned w) {
   ROCELB_TSAN_RELEASE(rcu_);
   rte_rcu_qsbr_quiescent(rcu_, w);
 }
 void Dataplane::worker_offline(unsigned w) {
+  online_.fetch_sub(1, std::memory_order_relaxed);
   ROCELB_TSAN_RELEASE(rcu_);
   rte_rcu_qsbr_thread_offline(rcu_, w);
   rte_rcu_qsbr_thread_unregister(rcu_, w);
@@ -226,6 +234,31 @@ Snapshot Dataplane::snapshot() const {
   const Epoch& e = epoch();
   const SwitchConfig& cfg = *e.config;
   Snapshot s;
+  s.running = online_.load(std::memory_order_relaxed) > 0;
+  const auto acquire = [] { std::atomic_thread_fence(std::memory_order_acquire); };
+  // 1. Where frames leave: what the TX owners sent or dropped.
+  for (uint16_t id : cfg.port_ids) {
+    const PortTx& t = *tx_[id];
+    PortCounters& pc = s.port[id];
+    pc[PortCounter::tx_packets] += t.tx_packets;
+    pc[PortCounter::tx_bytes] += t.tx_bytes;
+    pc.drop(DropReason::wred_dropped, t.wred_dequeue_drops);
+    pc.drop(DropReason::pfc_watchdog_drop, t.watchdog_drops);
+    pc.drop(DropReason::tx_failed, t.tx_failed);
+    pc.drop(DropReason::link_down, t.link_down_drops);
+    for (int c = 0; c < kNumTrafficClasses; ++c) {
+      QueueCounters& qc = s.queue[id][c];
+      qc.wred.add(t.wred_dequeue[c].counters());
+      qc.wred.add(t.wred_dequeue_retired[c]);
+      qc.dequeued_packets += t.queues[c].dequeued_packets();
+      qc.dequeued_bytes += t.queues[c].dequeued_bytes();
+    }
+  }
+  acquire();
+  // 2. Handed to a device, not taken yet.
+  for (uint16_t id : cfg.port_ids) s.awaiting_device_packets += tx_[id]->awaiting_device;
+  acquire();
+  // 3. The workers' blocks: consumed, dropped at ingress or enqueue, enqueued.
   s.groups.resize(cfg.groups.size());
   for (const auto& w : workers_) {
     for (int p = 0; p < kMaxPorts; ++p) {
@@ -239,6 +272,37 @@ Snapshot Dataplane::snapshot() const {
     }
     s.lcores.push_back(w->lcore);
   }
+  acquire();
+  // 4. Queued (a queue hands back what a full ring refused before the
+  // enqueuer counts it dropped: read after the drops).
+  for (uint16_t id : cfg.port_ids) {
+    const PortTx& t = *tx_[id];
+    for (int c = 0; c < kNumTrafficClasses; ++c) {
+      const EgressQueue& q = t.queues[c];
+      QueueGauges& g = s.queue_gauges[id][c];
+      g.depth_packets = q.depth_packets();
+      g.depth_bytes = q.depth_bytes();
+      g.watermark_bytes = q.watermark_bytes();
+      g.limit_bytes = cfg.ports[id].queue_limit[c];
+      s.queued_packets += g.depth_packets;
+    }
+  }
+  acquire();
+  // 5. Where frames enter, read last: every frame counted above has been
+  // counted in here before.
+  for (int p = 0; p < kMaxPorts; ++p) {
+    static constexpr PortCounter kIn[] = {PortCounter::rx_packets, PortCounter::rx_bytes,
+                                          PortCounter::generated_arp_replies,
+                                          PortCounter::generated_icmp_replies};
+    for (PortCounter k : kIn) {
+      uint64_t v = 0;
+      for (const auto& w : workers_) v += w->port[p][k];
+      s.port[p][k] = v;
+    }
+  }
+  for (uint16_t id : cfg.port_ids)
+    s.port[id][PortCounter::generated_pfc_frames] += tx_[id]->pfc_frames_sent;
+
   for (size_t g = 0; g < s.groups.size(); ++g) {
     for (const WorkerLb& w : e.workers) s.groups[g].add(w.engines[g]->counters());
     for (const auto& [name, counters] : retired_)
@@ -253,29 +317,6 @@ Snapshot Dataplane::snapshot() const {
       s.member.push_back({k < c.member_packets.size() ? c.member_packets[k].load() : 0,
                           k < c.member_bytes.size() ? c.member_bytes[k].load() : 0});
     }
-  }
-  for (uint16_t id : cfg.port_ids) {
-    const PortTx& t = *tx_[id];
-    PortCounters& pc = s.port[id];
-    pc[PortCounter::tx_packets] += t.tx_packets;
-    pc[PortCounter::tx_bytes] += t.tx_bytes;
-    pc[PortCounter::generated_pfc_frames] += t.pfc_frames_sent;
-    pc.drop(DropReason::wred_dropped, t.wred_dequeue_drops);
-    pc.drop(DropReason::pfc_watchdog_drop, t.watchdog_drops);
-    for (int c = 0; c < kNumTrafficClasses; ++c) {
-      QueueCounters& qc = s.queue[id][c];
-      const EgressQueue& q = t.queues[c];
-      qc.wred.add(t.wred_dequeue[c].counters());
-      qc.wred.add(t.wred_dequeue_retired[c]);
-      qc.dequeued_packets += q.dequeued_packets();
-      qc.dequeued_bytes += q.dequeued_bytes();
-      QueueGauges& g = s.queue_gauges[id][c];
-      g.depth_packets = q.depth_packets();
-      g.depth_bytes = q.depth_bytes();
-      g.watermark_bytes = q.watermark_bytes();
-      g.limit_bytes = cfg.ports[id].queue_limit[c];
-    }
-    for (const auto& q : t.queues) s.queued_packets += q.depth_packets();
   }
   return s;
 }

@@ -137,14 +137,33 @@ struct PortTx {
   Counter pfc_frames_sent;
   Counter wred_dequeue_drops;
   Counter watchdog_drops;
+  Counter tx_failed;        // frames the device refused for tx_stall_ns (live), or held at stop
+  Counter link_down_drops;  // queued when the link went down (flushed by the owner)
+  // Gauge: frames dequeued and handed to the device that it has not taken
+  // yet (live: the TX owner's pending list; 0 in replay).
+  Counter awaiting_device;
 
+  // Counting order. A frame leaves one place before it is counted in the
+  // next (queue depth, then awaiting_device, then tx or a TX-side drop), and
+  // a release fence sits between the two; Dataplane::snapshot() reads in the
+  // opposite order, so a read under traffic never counts a frame twice.
+  void set_awaiting(uint16_t n) {
+    std::atomic_thread_fence(std::memory_order_release);
+    awaiting_device = n;
+  }
+  void count_tx_failed() {
+    std::atomic_thread_fence(std::memory_order_release);
+    ++tx_failed;
+  }
   // The engine calls these once frames are really on the wire (or in the pcap).
   void count_tx(uint32_t bytes) {
+    std::atomic_thread_fence(std::memory_order_release);
     ++tx_packets;
     tx_bytes += bytes;
     load.on_tx(bytes + kWireOverheadBytes);  // wire bytes: a full link reads as its speed
   }
   void count_tx_burst(uint32_t packets, uint64_t bytes) {
+    std::atomic_thread_fence(std::memory_order_release);
     tx_packets += packets;
     tx_bytes += bytes;
     load.on_tx(bytes + uint64_t{packets} * kWireOverheadBytes);
@@ -173,6 +192,8 @@ struct Snapshot {
   std::vector<MemberCounters> member;    // every group's members, flattened in group order
   std::vector<LcoreStats> lcores;        // per worker
   uint64_t queued_packets = 0;
+  uint64_t awaiting_device_packets = 0;  // dequeued, not yet taken by a device (live)
+  bool running = false;                  // live workers were forwarding during the read
 };
 
 class Dataplane {
@@ -198,6 +219,17 @@ class Dataplane {
   int worker_lcore(unsigned w) const { return lcore_ids_.at(w); }
 
   // Which worker transmits `port` (set before the workers start).
+  // Link state, apart from the config's admin_status: a replay's scheduled
+  // fault (--event), or what a device reports. A port whose link is down
+  // is a down member of every group, refuses what is sent to it
+  // (link_down) and its TX owner flushes its queues (link_down) and sends
+  // nothing, PFC included. Any one thread sets it; link_changes counts
+  // every change.
+  void set_link_up(uint16_t port, bool up);
+  bool link_up(uint16_t port) const { return !((link_down_mask() >> port) & 1); }
+  uint64_t link_down_mask() const { return link_down_.load(std::memory_order_relaxed); }
+  uint64_t link_changes(uint16_t port) const { return link_changes_[port].load(); }
+
   void set_tx_owner(uint16_t port, unsigned worker) { owner_[port] = worker; }
   unsigned tx_owner(uint16_t port) const { return owner_[port]; }
 
@@ -240,6 +272,12 @@ class Dataplane {
   // TX owner's counters); returns how many mbufs. Workers must be stopped.
   uint64_t flush();
 
+  // Sums every counter block. Under traffic (live) the figures are read in
+  // the reverse of a frame's way through the switch: what the TX owners
+  // counted (tx, TX-side drops), frames awaiting a device, the workers'
+  // drops and consumed frames, queue depths, and last what entered (rx,
+  // generated), with acquire fences between. So a frame is never counted
+  // twice and Σin − Σout − queued − awaiting ≥ 0: the frames in flight.
   Snapshot snapshot() const;
 
   // Publishes a new config (control thread). The port set and devices must
@@ -264,6 +302,7 @@ class Dataplane {
   void rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cfg);
   void apply_pause(PortTx& t, const SwitchConfig& cfg, uint16_t port, const PauseEvent& ev);
   void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns);
+  void flush_link_down(PortTx& t);
   const SwitchConfig& owner_config(uint16_t port) const {
     return *workers_[owner_[port]]->epoch->config;
   }
@@ -275,6 +314,9 @@ class Dataplane {
   std::atomic<Epoch*> epoch_{nullptr};
   uint64_t shaper_burst_ps_ = 0;
   ::rte_rcu_qsbr* rcu_ = nullptr;
+  std::atomic<unsigned> online_{0};     // live workers between online and offline
+  std::atomic<uint64_t> link_down_{0};  // bit per port: its link is down
+  std::array<Counter, kMaxPorts> link_changes_{};
   // Counters of engines retired by apply(), per group name, so a group's
   // counters do not restart when its mode changes.
   std::vector<std::pair<std::string, LbEngineCounters>> retired_;

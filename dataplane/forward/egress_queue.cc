@@ -26,6 +26,9 @@ void EgressQueue::init(const std::string& name, unsigned capacity, bool single_p
 uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, uint32_t n,
                                     uint64_t bytes, uint64_t limit) {
   if (n == 0) return 0;
+  // What the caller counted before (rx, generated) is published before the
+  // frames count in the depth (Dataplane::snapshot reads depths first).
+  std::atomic_thread_fence(std::memory_order_release);
   // Reserve first: the consumer may take these packets out the moment the
   // ring has them, and must find them counted.
   const uint64_t before = bytes_.fetch_add(bytes, std::memory_order_relaxed);
@@ -40,7 +43,12 @@ uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, 
       keep ? rte_ring_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts), keep, nullptr) : 0;
   for (uint32_t i = queued; i < keep; ++i) kept -= len[i];  // ring full
   if (kept != bytes) bytes_.fetch_sub(bytes - kept, std::memory_order_relaxed);
-  if (queued != keep) packets_.fetch_sub(keep - queued, std::memory_order_relaxed);
+  if (queued != keep) {
+    packets_.fetch_sub(keep - queued, std::memory_order_relaxed);
+    // The caller counts these dropped next: out of the depth first
+    // (Dataplane::snapshot reads drops before depths).
+    std::atomic_thread_fence(std::memory_order_release);
+  }
   const uint64_t now = before + kept;
   uint64_t wm = watermark_.load(std::memory_order_relaxed);
   while (now > wm && !watermark_.compare_exchange_weak(wm, now, std::memory_order_relaxed)) {

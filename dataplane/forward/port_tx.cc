@@ -103,6 +103,10 @@ bool Dataplane::tx_poll(uint16_t port, uint64_t now_ns) {
 uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
                             uint16_t max) {
   PortTx& t = *tx_[port];
+  if (!link_up(port)) {
+    flush_link_down(t);
+    return 0;
+  }
   const SwitchConfig& cfg = owner_config(port);
   const uint64_t now_ns = now_ps / 1000;
   if (cfg.qos.watchdog.enabled && now_ns >= t.watchdog_next_ns) watchdog_poll(t, cfg, now_ns);
@@ -132,7 +136,8 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
     }
   }
   ReleaseTable released(*pfc_, t.released_ports);
-  uint8_t taken = 0;  // queues with packets taken and not yet committed
+  uint8_t taken = 0;        // queues with packets taken and not yet committed
+  uint32_t wred_drops = 0;  // counted once they are out of the depth
   while (n < max && t.shaper.can_send(now_ps)) {
     rte_mbuf* head = nullptr;
     const int c = t.scheduler.pick(t.queue_ptrs.data(), t.blocked, ready, &head);
@@ -154,7 +159,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
             wm.decide(q.own_depth_bytes(), m->pkt_len, ecn_of(l3, ver), cfg.qos.pfc.lossless(prio));
         if (v == WredVerdict::kMark) mark_ce(l3, ver);
         if (v == WredVerdict::kDrop) {
-          ++t.wred_dequeue_drops;
+          ++wred_drops;
           mbuf_free(m);
           sent = false;
         }
@@ -171,8 +176,36 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
   }
   // Published once per queue and burst (one atomic subtract each).
   for (uint32_t todo = taken; todo != 0; todo &= todo - 1) t.queues[__builtin_ctz(todo)].commit();
+  if (wred_drops) {
+    std::atomic_thread_fence(std::memory_order_release);  // out of the depth, then dropped
+    t.wred_dequeue_drops += wred_drops;
+  }
   released.flush();
   return n;
+}
+
+// A port whose link is down sends nothing: what it holds is dropped
+// (link_down) and the PFC bytes those frames held on their ingress ports
+// are released, so the ports feeding it stop being paused.
+void Dataplane::flush_link_down(PortTx& t) {
+  t.pfc_pending = false;
+  uint64_t n = 0;
+  for (int c = 0; c < kNumTrafficClasses; ++c) {
+    EgressQueue& q = t.queues[c];
+    if (q.empty()) continue;
+    while (rte_mbuf* m = q.peek()) {
+      q.take();
+      pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
+      t.released_ports |= uint64_t{1} << (m->port % 64);
+      mbuf_free(m);
+      ++n;
+    }
+    q.commit();
+  }
+  if (n) {
+    std::atomic_thread_fence(std::memory_order_release);  // out of the depth, then dropped
+    t.link_down_drops += n;
+  }
 }
 
 // SONiC PFC watchdog semantics: a lossless queue paused for detection_time
@@ -203,6 +236,7 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
         }
         q.commit();
         wd.count_dropped(n);
+        std::atomic_thread_fence(std::memory_order_release);  // out of the depth, then dropped
         t.watchdog_drops += n;
         t.storm_drop.store(t.storm_drop.load(std::memory_order_relaxed) | bit,
                            std::memory_order_relaxed);
@@ -231,6 +265,7 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
 
 uint64_t Dataplane::next_tx_ps(uint16_t port, uint64_t now_ps) const {
   const PortTx& t = *tx_[port];
+  if (!link_up(port)) return t.empty() ? UINT64_MAX : now_ps;  // only a flush to do
   const SwitchConfig& cfg = owner_config(port);
   uint64_t pfc_due = UINT64_MAX;
   if (t.pfc_pending) {

@@ -31,6 +31,10 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
   const uint64_t pfc_limit = lossless ? pfc.admit_limit(qos.pfc, b.in_port, tc) : UINT64_MAX;
   uint64_t depth = q.depth_bytes();
   uint64_t held = lossless ? pfc.held_bytes(b.in_port, tc) : 0;
+  if (!dp.link_up(port)) {  // a connected host's link, or a route's port, is down
+    for (uint32_t j = 0; j < cnt; ++j) b.drop(idx[j], oc, DropReason::link_down);
+    return;
+  }
 
   rte_mbuf* keep[kMaxBurst];
   uint32_t len[kMaxBurst];

@@ -3,6 +3,7 @@
 // (local_stage), IP to route (route_stage), or dropped with a reason.
 #include <rte_prefetch.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "dataplane/forward/local_responder.h"
@@ -69,6 +70,10 @@ void parse_stage(Burst& b) {
   const PortConfig& iport = b.iport;
   uint64_t rx_bytes = 0;
   KindCounts kinds;
+  // Counted in before any of them is dropped, consumed or queued, and
+  // published first (Dataplane::snapshot reads rx last).
+  b.ic[PortCounter::rx_packets] += b.n;
+  std::atomic_thread_fence(std::memory_order_release);
   for (uint16_t i = 0; i < kPrefetchAhead && i < b.n; ++i)
     rte_prefetch0(rte_pktmbuf_mtod(b.pkts[i], void*));
   for (uint16_t i = 0; i < b.n; ++i) {
@@ -140,7 +145,6 @@ void parse_stage(Burst& b) {
     }
     b.step[i] = Step::kRoute;
   }
-  b.ic[PortCounter::rx_packets] += b.n;
   b.ic[PortCounter::rx_bytes] += rx_bytes;
   kinds.add_to(b.ic);
 }

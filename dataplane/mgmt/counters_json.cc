@@ -6,6 +6,8 @@
 
 #include <rte_cycles.h>
 
+#include "common/conservation_line.h"
+
 namespace rocelb {
 
 Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
@@ -21,6 +23,8 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
     p["id"] = id;
     p["name"] = pc.name;
     p["speed_bps"] = pc.speed_bps;
+    p["link"] = dp.link_up(id) ? "up" : "down";  // link state (a replay's --event, a device)
+    p["link_changes"] = dp.link_changes(id);
     for (int k = 0; k < kNumPortCounters; ++k) p[std::string(kPortCounterInfo[k].name)] = c.c[k];
     Json drops;
     for (int k = 1; k < kNumDropReasons; ++k)  // 0 is parse_ok
@@ -124,7 +128,16 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
   totals["consumed_packets"] = consumed;
   totals["dropped_packets"] = dropped;
   totals["queued_packets"] = s.queued_packets;
-  totals["conserved"] = rx + generated == tx + consumed + dropped + s.queued_packets;
+  totals["awaiting_device_packets"] = s.awaiting_device_packets;
+  // Frames a worker held at the read (in a burst between stages), and those
+  // that arrived while it was taken: the rest of the equation, never
+  // negative (Dataplane::snapshot's read order). At rest there are none.
+  const auto in_flight =
+      static_cast<int64_t>(rx + generated) -
+      static_cast<int64_t>(tx + consumed + dropped + s.queued_packets + s.awaiting_device_packets);
+  totals["in_flight_packets"] = in_flight;
+  totals["running"] = s.running;
+  totals["conserved"] = s.running ? in_flight >= 0 : in_flight == 0;
   j["totals"] = totals;
   return j;
 }
@@ -173,15 +186,9 @@ std::string counters_table(const Json& j) {
     }
   }
   const auto& t = j.at("totals");
-  out += fmt(
-      "\nrx %llu + generated %llu = tx %llu + consumed %llu + dropped %llu + queued %llu  (%s)\n",
-      (unsigned long long)t.at("rx_packets").get<uint64_t>(),
-      (unsigned long long)t.at("generated_packets").get<uint64_t>(),
-      (unsigned long long)t.at("tx_packets").get<uint64_t>(),
-      (unsigned long long)t.at("consumed_packets").get<uint64_t>(),
-      (unsigned long long)t.at("dropped_packets").get<uint64_t>(),
-      (unsigned long long)t.at("queued_packets").get<uint64_t>(),
-      t.at("conserved").get<bool>() ? "balanced" : "NOT BALANCED");
+  out += '\n';
+  out += conservation_line(t, [](uint64_t v) { return std::to_string(v); });
+  out += '\n';
   return out;
 }
 
