@@ -15,6 +15,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "control/memory_estimate.h"
 #include "control/units.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
@@ -61,6 +62,11 @@ constexpr uint64_t kMinWatchdogTimeNs = 1'000'000;
 constexpr uint64_t kMaxWatchdogTimeNs = 60'000'000'000;
 constexpr uint64_t kMinPollIntervalNs = 100'000;
 constexpr uint64_t kMaxPollIntervalNs = 1'000'000'000;
+// limits.max_memory. Below what the switch needs whatever the config (about
+// 100 MB of first-level route tables, the packet pool), the estimate's
+// refusal names the limit itself.
+constexpr uint64_t kMinMaxMemoryBytes = 1'000'000;
+constexpr uint64_t kMaxMaxMemoryBytes = 1'000'000'000'000'000;
 
 std::string range_text(uint64_t lo, uint64_t hi) {
   return std::to_string(lo) + ".." + std::to_string(hi);
@@ -209,8 +215,8 @@ class Fields {
 
 class Validator {
  public:
-  Validator(std::string source, std::vector<AppliedOverride> overrides)
-      : source_(std::move(source)), overrides_(std::move(overrides)) {}
+  Validator(std::string source, std::vector<AppliedOverride> overrides, MemoryRuntime runtime)
+      : source_(std::move(source)), overrides_(std::move(overrides)), runtime_(runtime) {}
 
   ConfigParams run(const Node& root);
 
@@ -383,6 +389,8 @@ class Validator {
 
   void parse_switch(const Node& n, SwitchParams& out) const;
   void parse_control(const Node& n, ControlParams& out) const;
+  void parse_limits(const Node& n, LimitsParams& out) const;
+  void check_memory(const ConfigParams& cfg) const;
   void parse_ports(const Node& n, ConfigParams& cfg);
   PortParams parse_port(const Node& n, const std::string& path) const;
   IpPrefix get_interface_prefix(const Node& n, const std::string& path, int family) const;
@@ -407,6 +415,7 @@ class Validator {
 
   std::string source_;
   std::vector<AppliedOverride> overrides_;
+  MemoryRuntime runtime_;
   std::map<uint16_t, std::string> port_paths_;
 };
 
@@ -437,10 +446,12 @@ ConfigParams Validator::run(const Node& root) {
   cfg.source = source_;
   // An empty document is an empty map: it then lacks "ports".
   Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
-  Fields f(*this, top, "", {"switch", "control", "ports", "neighbors", "groups", "routes", "qos"});
+  Fields f(*this, top, "",
+           {"switch", "control", "limits", "ports", "neighbors", "groups", "routes", "qos"});
   f.require_all({"ports"});
   if (auto n = f.get("switch")) parse_switch(*n, cfg.sw);
   if (auto n = f.get("control")) parse_control(*n, cfg.control);
+  if (auto n = f.get("limits")) parse_limits(*n, cfg.limits);
   parse_ports(f.require("ports"), cfg);
   if (auto n = f.get("neighbors")) parse_neighbors(*n, cfg);
   if (auto n = f.get("groups")) parse_groups(*n, cfg);
@@ -451,7 +462,25 @@ ConfigParams Validator::run(const Node& root) {
             [](const PortParams& a, const PortParams& b) { return a.id < b.id; });
   std::sort(cfg.groups.begin(), cfg.groups.end(),
             [](const GroupParams& a, const GroupParams& b) { return a.name < b.name; });
+  check_memory(cfg);
   return cfg;
+}
+
+void Validator::parse_limits(const Node& n, LimitsParams& out) const {
+  Fields f(*this, n, "limits", {"max_memory"});
+  if (auto v = f.get("max_memory")) {
+    out.max_memory_bytes = get_bytes(*v, f.at("max_memory"));
+    if (out.max_memory_bytes < kMinMaxMemoryBytes || out.max_memory_bytes > kMaxMaxMemoryBytes)
+      fail_value(f.at("max_memory"), *v, "max_memory must be 1MB .. 1PB");
+  }
+}
+
+// The whole config's memory (memory_estimate.h) against limits.max_memory,
+// blaming the key that asks the most.
+void Validator::check_memory(const ConfigParams& cfg) const {
+  const MemoryEstimate e = estimate_memory(cfg, runtime_);
+  if (auto r = memory_refusal(e, cfg.limits.max_memory_bytes))
+    fail(r->path, r->message, {"limits.max_memory"});
 }
 
 void Validator::parse_switch(const Node& n, SwitchParams& out) const {
@@ -1300,7 +1329,8 @@ size_t count_documents(const std::string& text, size_t limit) {
 }  // namespace
 
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
-                              const std::vector<std::string>& overrides) {
+                              const std::vector<std::string>& overrides,
+                              const MemoryRuntime& runtime) {
   // yaml-cpp 0.7's LoadAll can loop forever on some malformed input (found
   // by the config fuzzer), so the first document is loaded with Load and the
   // documents are counted with a bounded walk of the event stream.
@@ -1319,7 +1349,7 @@ ConfigParams load_config_text(const std::string& yaml_text, const std::string& s
   YAML::Node root = docs == 0 ? YAML::Node(YAML::NodeType::Null) : first;
   try {
     std::vector<AppliedOverride> applied = apply_overrides(root, overrides);
-    return Validator(source_name, std::move(applied)).run(root);
+    return Validator(source_name, std::move(applied), runtime).run(root);
   } catch (const YAML::Exception& e) {
     // Not expected (every access is checked first); still one clear line.
     throw ConfigError(source_name + ": " + e.msg);
@@ -1349,8 +1379,9 @@ std::string read_config_file(const std::string& path) {
   return text;
 }
 
-ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_config_text(read_config_file(path), path, overrides);
+ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides,
+                              const MemoryRuntime& runtime) {
+  return load_config_text(read_config_file(path), path, overrides, runtime);
 }
 
 }  // namespace rocelb

@@ -4,6 +4,9 @@
 //   configs/x.yaml: routes[2].prefix: "10.0.0.0/33": prefix length must be 0..32
 // Overrides ("KEY.PATH=VALUE", VALUE read as YAML) are applied to the document
 // before validation, so they obey exactly the same rules as the file.
+// Last, the whole config's memory estimate (memory_estimate.h) for `runtime`
+// must stay under limits.max_memory; the error names the key that asks the
+// most.
 #pragma once
 
 #include <stdexcept>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "control/config_params.h"
+#include "control/memory_estimate.h"
 
 namespace rocelb {
 
@@ -22,8 +26,10 @@ class ConfigError : public std::runtime_error {
 // The file's text; throws ConfigError "cannot read config file "PATH": why".
 std::string read_config_file(const std::string& path);
 ConfigParams load_config_file(const std::string& path,
-                              const std::vector<std::string>& overrides = {});
+                              const std::vector<std::string>& overrides = {},
+                              const MemoryRuntime& runtime = {});
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
-                              const std::vector<std::string>& overrides = {});
+                              const std::vector<std::string>& overrides = {},
+                              const MemoryRuntime& runtime = {});
 
 }  // namespace rocelb

@@ -104,10 +104,18 @@ struct ControlParams {
   uint64_t idle_timeout_ns = 30'000'000'000;    // a client with nothing pending: close it then
 };
 
+// What the switch may ask of the machine (control/memory_estimate.h).
+struct LimitsParams {
+  // The whole config's memory estimate must stay under this: 4 GB unless
+  // `limits.max_memory` says otherwise.
+  uint64_t max_memory_bytes = 4'000'000'000;
+};
+
 struct ConfigParams {
   std::string source;  // file name, for messages
   SwitchParams sw;
   ControlParams control;
+  LimitsParams limits;
   std::vector<PortParams> ports;  // sorted by id
   std::vector<RouteParams> routes;
   std::vector<NeighborParams> neighbors;

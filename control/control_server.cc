@@ -147,6 +147,29 @@ ControlServer::ControlServer(const ControlServerOptions& opt, Handler handler)
   inode_ = st.st_ino;
 }
 
+void ControlServer::reconfigure(const ControlServerOptions& next) {
+  // The group first: it alone can fail, and then nothing has changed.
+  const gid_t group = next.group.empty() ? getegid() : group_id(next.group);
+  if (group != group_ && ::chown(opt_.path.c_str(), static_cast<uid_t>(-1), group) != 0)
+    throw std::runtime_error("control.group: cannot give " + opt_.path + " to group " +
+                             std::to_string(group) + ": " + errno_text());
+  group_ = group;
+  // A shorter timeout holds from now on: each client's deadline becomes the
+  // sooner of its old one and a whole new timeout from now.
+  const uint64_t now = now_ns();
+  auto sooner = [now](uint64_t since, uint64_t before, uint64_t after) {
+    return after < before ? std::min(since + (before - after), now) : since;
+  };
+  for (Client& c : clients_) {
+    c.active_ns = sooner(c.active_ns, opt_.idle_timeout_ns, next.idle_timeout_ns);
+    if (c.busy_since_ns)
+      c.busy_since_ns = sooner(c.busy_since_ns, opt_.client_timeout_ns, next.client_timeout_ns);
+  }
+  const std::string path = opt_.path;
+  opt_ = next;
+  opt_.path = path;
+}
+
 ControlServer::~ControlServer() {
   for (auto& c : clients_) ::close(c.fd);
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -172,7 +195,10 @@ uint32_t ControlServer::per_uid_limit() const {
 }
 
 std::string ControlServer::refusal_for(const ControlPeer& peer, bool known, int fd) {
-  if (!known) return "permission denied: cannot read the peer's credentials";
+  if (!known) {
+    ++stats_.refused_no_creds;
+    return "permission denied: cannot read the peer's credentials";
+  }
   if (!permitted(peer, fd)) {
     ++stats_.refused_peer;
     return "permission denied: uid " + std::to_string(peer.uid) +
@@ -365,7 +391,9 @@ bool ControlServer::expired(Client& c, uint64_t now) {
       return false;
     case Wait::kClient:
       if (!c.busy_since_ns) c.busy_since_ns = now;
-      if (now - c.busy_since_ns < opt_.client_timeout_ns) return false;
+      // Sums, not differences: reconfigure() may set a clock a little past
+      // this poll's `now`.
+      if (now < c.busy_since_ns + opt_.client_timeout_ns) return false;
       ++stats_.timeouts;
       if (c.out.empty())  // else the reason would land inside a reply it does not read
         send_closing(c.fd, "closed: no whole request within " +
@@ -373,7 +401,7 @@ bool ControlServer::expired(Client& c, uint64_t now) {
       return true;
     case Wait::kIdle:
       c.busy_since_ns = 0;
-      if (now - c.active_ns < opt_.idle_timeout_ns) return false;
+      if (now < c.active_ns + opt_.idle_timeout_ns) return false;
       ++stats_.idle_closed;
       send_closing(c.fd, "closed: idle for " + duration_text(opt_.idle_timeout_ns) +
                              " (control.idle_timeout)");

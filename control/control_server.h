@@ -15,6 +15,12 @@
 //                    this long is closed: idle connections never pin slots
 //   max_queued_bytes replies held for all clients together; while over it,
 //                    no request is handled (they wait, none is lost)
+// reconfigure() adopts new knobs while running (a `set control.*`): the
+// group at once (the socket file is given to it), limits for the next
+// connection (a lowered max_clients closes nobody; newcomers are refused
+// until the count is under it), timeouts from then on (a client is closed
+// at its old deadline or a whole new timeout after the change, whichever
+// comes first). The path never changes.
 // Bounds: a client's next request is handled only once its previous reply
 // has been handed to the kernel, and its socket is read only when no whole
 // request is waiting, so what the server holds per client is at most one
@@ -29,9 +35,11 @@
 // Every line the server sends before closing a connection on its own is a
 // reply_closing() line saying why.
 // Counters (stats()): accepted, refused_peer, refused_full (max_clients),
-// refused_uid (max_clients_per_uid), requests, bad_requests, timeouts
-// (client_timeout), idle_closed (idle_timeout); queued_bytes() and
-// peak_queued_bytes(): unsent reply bytes held now and at most.
+// refused_uid (max_clients_per_uid), refused_no_creds (SO_PEERCRED failed),
+// requests, bad_requests, timeouts (client_timeout), idle_closed
+// (idle_timeout); queued_bytes() and peak_queued_bytes(): unsent reply
+// bytes held now and at most. Exported by dataplane/mgmt/counters_prometheus.h
+// as rocelb_control_*.
 #pragma once
 
 #include <sys/types.h>
@@ -68,8 +76,8 @@ struct ControlPeer {
 };
 
 struct ControlServerStats {
-  uint64_t accepted = 0, refused_peer = 0, refused_full = 0, refused_uid = 0, requests = 0,
-           bad_requests = 0, timeouts = 0, idle_closed = 0;
+  uint64_t accepted = 0, refused_peer = 0, refused_full = 0, refused_uid = 0, refused_no_creds = 0,
+           requests = 0, bad_requests = 0, timeouts = 0, idle_closed = 0;
 };
 
 class ControlServer {
@@ -89,7 +97,16 @@ class ControlServer {
   // connections, requests, replies, timeouts.
   void poll(int timeout_ms);
 
+  // Adopts `next` (see the top of this file); its path is ignored. Throws
+  // std::runtime_error naming control.group when the group does not exist
+  // or the socket cannot be given to it: then nothing changed. Call it from
+  // the thread that polls (the handler does).
+  void reconfigure(const ControlServerOptions& next);
+
   const std::string& path() const { return opt_.path; }
+  const ControlServerOptions& options() const { return opt_; }
+  // The per-uid limit in force (max_clients_per_uid, or its default).
+  uint32_t per_uid_limit() const;
   size_t clients() const { return clients_.size(); }
   const ControlServerStats& stats() const { return stats_; }
   // Safe to read from any thread (tests and metrics watch them while poll runs).
@@ -114,7 +131,6 @@ class ControlServer {
   bool permitted(const ControlPeer& peer, int fd) const;
   // Why a new peer is turned away (counted), or "" when it is served.
   std::string refusal_for(const ControlPeer& peer, bool known, int fd);
-  uint32_t per_uid_limit() const;
   bool has_line(const Client& c) const;     // a whole request is buffered
   bool may_handle(const Client& c) const;   // the bounds let its next request be handled
   bool wants_input(const Client& c) const;  // its socket is to be read

@@ -13,6 +13,7 @@
 #include "dataplane/engines/live_engine.h"
 #include "dataplane/engines/replay_engine.h"
 #include "dataplane/mgmt/control_service.h"
+#include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
 
 namespace {
@@ -57,8 +58,8 @@ bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
 }
 
 int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
-               const std::vector<std::string>& ins, const std::string& out_dir, bool quiet,
-               bool trace) {
+               const std::vector<std::string>& ins, const std::vector<std::string>& events,
+               const std::string& out_dir, bool quiet, bool trace) {
   std::vector<ReplayInput> inputs;
   for (const auto& s : ins) {
     ReplayInput in;
@@ -85,6 +86,7 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   try {
     eal_start(eal_args_for_replay(1024));
     ReplayEngine engine(SwitchConfig::build(params), 65535);
+    engine.set_link_events(parse_link_events(events, engine.dataplane().config()));
     const ReplayStats st = engine.run(inputs, out_dir, trace);
     if (!quiet) {
       std::cout << counters_table(engine.counters());
@@ -128,12 +130,15 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     }
   try {
     eal_start(eal_args_for_live(params, eal_user));
+    // Again with the workers EAL gave: limits.max_memory counts their tables.
+    params = load_config_text(text.text, text.source, sets, live_memory_runtime());
     LiveEngine engine(SwitchConfig::build(params), LiveOptions{});
     ControlService service(engine, std::move(text));
     ControlServer server(control_server_options(params.control),
                          [&service](const ParsedRequest& r, const ControlPeer& peer) {
                            return service.handle(r, peer);
                          });
+    service.attach_server(server);  // it follows `set control.*`
     g_engine = &engine;
     telemetry_attach(&engine);  // /rocelb/... commands for dpdk-telemetry.py
     struct Detach {             // before the engine goes, whatever happens
@@ -177,6 +182,9 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     const bool balanced = counters["totals"]["conserved"].get<bool>();
     if (!balanced) std::cerr << "rocelb-dp: the final counters do not balance (totals above)\n";
     return leaked == 0 && balanced ? 0 : 1;
+  } catch (const ConfigError& e) {  // limits.max_memory with the workers EAL gave
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return kExitUsage;
   } catch (const std::exception& e) {
     g_engine = nullptr;
     std::cerr << "rocelb-dp: " << e.what() << "\n";
@@ -193,13 +201,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets;
 
   auto* replay = app.add_subcommand("replay", "run pcaps through the switch in virtual time");
-  std::vector<std::string> ins;
+  std::vector<std::string> ins, events;
   std::string out_dir;
   bool quiet = false;
   replay->add_option("--config", config, "config file (default: the embedded default.yaml)");
   replay->add_option("--in", ins, "PORT=PCAP: frames arriving on PORT (- is stdin)")->required();
   replay->add_option("--out-dir", out_dir, "where port<ID>.pcap and counters.json go")->required();
   replay->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
+  replay->add_option("--event", events,
+                     "TIME:PORT:down|up: take PORT's link down or up at TIME of virtual time "
+                     "(2ms:port4:down; repeatable)");
   replay->add_flag("--quiet", quiet, "print nothing on success");
   bool trace = false;
   replay->add_flag("--trace", trace,
@@ -228,6 +239,6 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (*replay) return cmd_replay(config, sets, ins, out_dir, quiet, trace);
+  if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace);
   return cmd_run(config, sets, eal, counters_out);
 }

@@ -96,7 +96,9 @@ inline uint64_t group_table_bytes(LbMode mode, const LbKnobs& k) {
   return buckets * (mode == LbMode::kResilient ? 4 : 2);
 }
 // What all groups together may ask of one worker (config_loader.cc refuses
-// more, naming the biggest group): 1 GiB.
+// more, naming the biggest group): 1 GiB. Every worker's copy counts again in
+// the whole config's estimate, held to limits.max_memory
+// (control/memory_estimate.h).
 inline constexpr uint64_t kMaxGroupTableBytes = uint64_t{1} << 30;
 
 inline constexpr bool is_power_of_two(uint64_t v) {

@@ -7,6 +7,7 @@
 #include "control/yaml_override.h"
 #include "dataplane/mgmt/control_views.h"
 #include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/mgmt/memory_runtime.h"
 
 namespace rocelb {
 
@@ -22,10 +23,24 @@ RunningConfigText startup_config_text(const std::string& file,
 }
 
 ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
-    : engine_(engine), running_(std::move(running)) {}
+    : engine_(engine), running_(std::move(running)) {
+  memory_ = live_memory_runtime();
+  memory_.workers = engine.dataplane().num_workers();
+  memory_.pool_mbufs = engine.pool()->size;
+}
 
 uint64_t ControlService::publish(const ConfigParams& params) {
-  engine_.apply(SwitchConfig::build(params, &engine_.dataplane().config()));
+  std::unique_ptr<SwitchConfig> next = SwitchConfig::build(params, &engine_.dataplane().config());
+  // The control socket first: it may refuse (control.group), and then
+  // nothing has changed.
+  const ControlServerOptions before = server_ ? server_->options() : ControlServerOptions{};
+  if (server_) server_->reconfigure(control_server_options(params.control));
+  try {
+    engine_.apply(std::move(next));
+  } catch (...) {
+    if (server_) server_->reconfigure(before);
+    throw;
+  }
   return engine_.dataplane().epoch().generation;
 }
 
@@ -44,12 +59,21 @@ Json ControlService::show(const std::string& what) {
     j["source"] = running_.source;
     j["overrides"] = running_.overrides;
     j["yaml"] = effective_config_yaml(running_.text, running_.overrides);
+    const ConfigParams& params = dp.config().params;
+    j["memory"] = view_memory(estimate_memory(params, memory_), params.limits.max_memory_bytes);
     return j;
   }
   if (what == "metrics") {  // never cleared: Prometheus counters only go up
     Json j;
     j["content_type"] = kPrometheusContentType;
-    j["text"] = counters_prometheus(counters_to_json(dp, dp.snapshot(), now));
+    std::string text = counters_prometheus(counters_to_json(dp, dp.snapshot(), now));
+    if (server_) {
+      ControlMetrics m = control_metrics(*server_);
+      m.writes_applied = stats_.writes_applied;
+      m.writes_refused = stats_.writes_refused;
+      text += control_prometheus(m);
+    }
+    j["text"] = std::move(text);
     return j;
   }
   const Json c = counters_cleared(now);
@@ -95,7 +119,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
       next.overrides.clear();
       what = "apply (" + std::to_string(req.config.size()) + " bytes)";
     }
-    const ConfigParams params = load_config_text(next.text, next.source, next.overrides);
+    const ConfigParams params = load_config_text(next.text, next.source, next.overrides, memory_);
     const uint64_t gen = publish(params);
     running_ = std::move(next);
     ++stats_.writes_applied;
@@ -118,7 +142,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
 std::string ControlService::reload_file() {
   try {
     RunningConfigText next = startup_config_text(running_.file, running_.startup_sets);
-    const uint64_t gen = publish(load_config_text(next.text, next.source, next.overrides));
+    const uint64_t gen = publish(load_config_text(next.text, next.source, next.overrides, memory_));
     running_ = std::move(next);
     ++stats_.writes_applied;
     return "config reloaded (generation " + std::to_string(gen) + ")";

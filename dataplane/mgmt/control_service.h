@@ -9,6 +9,13 @@
 // --set, then every accepted `set`, in order. `show config` prints that
 // text with the overrides applied; SIGHUP goes back to the file and the
 // command line's --set.
+//
+// Every write is validated with this switch's memory runtime (its workers,
+// pool and rings: memory_runtime.h) against limits.max_memory; `show
+// config` carries the running config's estimate. The attached control
+// server (attach_server) adopts each write's control.* keys with it: before
+// the dataplane, as it may refuse (an unknown group), and back again if the
+// dataplane refuses. `show metrics` adds the server's own figures.
 // Counters: writes_applied, writes_refused (stats()).
 #pragma once
 
@@ -16,6 +23,7 @@
 #include <vector>
 
 #include "control/control_server.h"
+#include "control/memory_estimate.h"
 #include "dataplane/engines/live_engine.h"
 
 namespace rocelb {
@@ -42,6 +50,10 @@ class ControlService {
  public:
   ControlService(LiveEngine& engine, RunningConfigText running);
 
+  // The server whose handler this is: it follows control.* writes and its
+  // figures join `show metrics`. It must outlive the service's use.
+  void attach_server(ControlServer& server) { server_ = &server; }
+
   // One request → its reply line (a ControlServer::Handler).
   std::string handle(const ParsedRequest& req, const ControlPeer& peer);
 
@@ -59,6 +71,8 @@ class ControlService {
   Json counters_cleared(uint64_t now_ns) const;
 
   LiveEngine& engine_;
+  ControlServer* server_ = nullptr;
+  MemoryRuntime memory_;  // this switch's, for limits.max_memory
   RunningConfigText running_;
   Json baseline_;  // the counters when `clear counters` ran (null: never)
   ControlServiceStats stats_;

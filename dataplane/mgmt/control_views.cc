@@ -409,4 +409,23 @@ Json counters_minus(const Json& counters, const Json& base) {
   return out;
 }
 
+Json view_memory(const MemoryEstimate& e, uint64_t limit_bytes) {
+  Json j;
+  j["total_bytes"] = e.total;
+  j["limit_bytes"] = limit_bytes;
+  j["workers"] = e.runtime.workers;
+  j["pool_mbufs"] = e.runtime.pool_mbufs;
+  j["ring_capacity"] = e.runtime.ring_capacity;
+  j["page_bytes"] = e.runtime.page_bytes;
+  j["items"] = Json::array();
+  for (const MemoryItem& i : e.items) {
+    Json item;
+    item["name"] = i.name;
+    item["key"] = i.key.empty() ? Json() : Json(i.key);
+    item["bytes"] = i.bytes;
+    j["items"].push_back(std::move(item));
+  }
+  return j;
+}
+
 }  // namespace rocelb

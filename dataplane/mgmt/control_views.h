@@ -9,6 +9,7 @@
 // own stats do. No knobs, no counters of its own.
 #pragma once
 
+#include "control/memory_estimate.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/mgmt/counters_json.h"
 
@@ -25,6 +26,12 @@ Json view_flowlets(const Dataplane& dp, uint64_t now_ns);
 // Per worker lcore: busy and idle TSC cycles, loop iterations, packets, and
 // derived busy_pct and cycles_per_packet (busy cycles per received packet).
 Json view_lcores(const Dataplane& dp, const Json& counters, uint64_t now_ns);
+
+// The memory estimate of `show config`: total_bytes (the sum of the items),
+// limit_bytes (limits.max_memory), the runtime it assumed (workers,
+// pool_mbufs, ring_capacity, page_bytes) and items [{name, key (null: no config key
+// sizes it), bytes}], in the estimate's order.
+Json view_memory(const MemoryEstimate& e, uint64_t limit_bytes);
 
 // `counters` minus `base` (taken by `clear counters`): every counter of the
 // schema, matched by port/group name and by position otherwise; gauges

@@ -137,6 +137,16 @@ std::string counters_prometheus(const Json& c) {
     w.sample("rocelb_port_speed_bytes_per_second", {{"port", port_label(p)}},
              bytes_of_bits(p.at("speed_bps").get<uint64_t>()));
 
+  // Link state apart from admin_status (a replay's --event, a device).
+  w.family("rocelb_port_link_up", "1 while the port's link is up, else 0", false);
+  for (const auto& p : ports)
+    w.sample("rocelb_port_link_up", {{"port", port_label(p)}},
+             p.value("link", std::string("up")) == "up" ? "1" : "0");
+  w.family("rocelb_port_link_changes_total", "times the port's link went down or came up", true);
+  for (const auto& p : ports)
+    w.sample("rocelb_port_link_changes_total", {{"port", port_label(p)}},
+             num(p.value("link_changes", Json(0))));
+
   for (const CounterInfo& info : kPortCounterInfo) {
     const std::string name = metric("port", info.name, true);
     w.family(name, info.help, true);
@@ -233,9 +243,88 @@ std::string counters_prometheus(const Json& c) {
   const Json& t = c.at("totals");
   w.family("rocelb_queued_packets", "packets held in egress queues now", false);
   w.sample("rocelb_queued_packets", {}, num(t.at("queued_packets")));
+  w.family("rocelb_awaiting_device_packets",
+           "frames handed to a device that has not taken them yet", false);
+  w.sample("rocelb_awaiting_device_packets", {}, num(t.value("awaiting_device_packets", Json(0))));
+  w.family("rocelb_in_flight_packets",
+           "frames a running switch's workers held while the counters were read (0 at rest)",
+           false);
+  w.sample("rocelb_in_flight_packets", {}, num(t.value("in_flight_packets", Json(0))));
   w.family("rocelb_conserved",
-           "1 when rx + generated = tx + consumed + dropped + queued holds, else 0", false);
+           "1 when rx + generated = tx + consumed + dropped + queued + awaiting device + in "
+           "flight holds with nothing counted twice (in flight 0 at rest), else 0",
+           false);
   w.sample("rocelb_conserved", {}, num(t.at("conserved")));
+  return w.take();
+}
+
+ControlMetrics control_metrics(const ControlServer& server) {
+  ControlMetrics m;
+  m.server = server.stats();
+  m.clients = server.clients();
+  m.queued_bytes = server.queued_bytes();
+  m.peak_queued_bytes = server.peak_queued_bytes();
+  m.limits = server.options();
+  m.limits.max_clients_per_uid = server.per_uid_limit();
+  return m;
+}
+
+std::string control_prometheus(const ControlMetrics& m) {
+  Writer w;
+  const ControlServerStats& s = m.server;
+  auto one = [&](const char* name, const char* help, bool counter, const std::string& value) {
+    w.family(name, help, counter);
+    w.sample(name, {}, value);
+  };
+  auto by = [&](const char* name, const char* help, std::string_view label,
+                std::initializer_list<std::pair<const char*, uint64_t>> values) {
+    w.family(name, help, true);
+    for (const auto& [v, n] : values) w.sample(name, {{label, v}}, std::to_string(n));
+  };
+  auto seconds = [](uint64_t ns) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", static_cast<double>(ns) / 1e9);
+    return std::string(b);
+  };
+  one("rocelb_control_clients", "clients connected to the control socket now", false,
+      std::to_string(m.clients));
+  one("rocelb_control_connections_accepted_total", "connections the control socket served", true,
+      std::to_string(s.accepted));
+  by("rocelb_control_connections_refused_total",
+     "connections refused on arrival: peer not permitted, credentials unreadable, "
+     "control.max_clients or control.max_clients_per_uid reached",
+     "reason",
+     {{"not_permitted", s.refused_peer},
+      {"no_credentials", s.refused_no_creds},
+      {"max_clients", s.refused_full},
+      {"max_clients_per_uid", s.refused_uid}});
+  by("rocelb_control_connections_closed_total",
+     "connections the switch closed on its own: a request begun or a reply unread for "
+     "control.client_timeout, nothing pending for control.idle_timeout",
+     "reason", {{"client_timeout", s.timeouts}, {"idle_timeout", s.idle_closed}});
+  one("rocelb_control_requests_total", "requests received, bad ones included", true,
+      std::to_string(s.requests));
+  one("rocelb_control_bad_requests_total",
+      "requests answered with an error before reaching the switch (malformed, oversize)", true,
+      std::to_string(s.bad_requests));
+  by("rocelb_control_config_writes_total",
+     "set, apply and SIGHUP reloads: applied, or refused with the running config kept", "result",
+     {{"applied", m.writes_applied}, {"refused", m.writes_refused}});
+  one("rocelb_control_reply_queued_bytes", "reply bytes held for clients now, not yet sent", false,
+      std::to_string(m.queued_bytes));
+  one("rocelb_control_reply_queued_peak_bytes", "the most reply bytes held at once since start",
+      false, std::to_string(m.peak_queued_bytes));
+  one("rocelb_control_reply_queue_limit_bytes",
+      "reply bytes held for all clients beyond which requests wait", false,
+      std::to_string(m.limits.max_queued_bytes));
+  one("rocelb_control_max_clients", "control.max_clients in force", false,
+      std::to_string(m.limits.max_clients));
+  one("rocelb_control_max_clients_per_uid", "control.max_clients_per_uid in force", false,
+      std::to_string(m.limits.max_clients_per_uid));
+  one("rocelb_control_client_timeout_seconds", "control.client_timeout in force", false,
+      seconds(m.limits.client_timeout_ns));
+  one("rocelb_control_idle_timeout_seconds", "control.idle_timeout in force", false,
+      seconds(m.limits.idle_timeout_ns));
   return w.take();
 }
 

@@ -8,10 +8,18 @@
 // address), reason (drop reason); rocelb_port_info carries the port's name.
 // Never per flow. Gauges: queue depth/watermark/limit, storm state, speed,
 // queued packets, conservation.
+//
+// control_prometheus(): the control socket's own figures (rocelb_control_*):
+// connections accepted, refused by reason (not_permitted, no_credentials,
+// max_clients, max_clients_per_uid) and closed by reason (client_timeout,
+// idle_timeout), requests and bad ones, config writes by result; gauges for
+// clients now, reply bytes held now / at most / allowed, and the limits in
+// force (they follow `set control.*`).
 #pragma once
 
 #include <string>
 
+#include "control/control_server.h"
 #include "dataplane/mgmt/counters_json.h"
 
 namespace rocelb {
@@ -19,5 +27,16 @@ namespace rocelb {
 inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 
 std::string counters_prometheus(const Json& counters);
+
+// What control_prometheus() shows, read on the control thread.
+struct ControlMetrics {
+  ControlServerStats server;
+  uint64_t clients = 0, queued_bytes = 0, peak_queued_bytes = 0;
+  ControlServerOptions limits;  // in force
+  uint64_t writes_applied = 0, writes_refused = 0;
+};
+ControlMetrics control_metrics(const ControlServer& server);
+
+std::string control_prometheus(const ControlMetrics& m);
 
 }  // namespace rocelb

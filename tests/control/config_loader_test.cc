@@ -24,7 +24,7 @@ IpAddr ip(const char* s) {
 
 const char* kPortKeys =
     "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler)";
-const char* kTopKeys = "(known: switch, control, ports, neighbors, groups, routes, qos)";
+const char* kTopKeys = "(known: switch, control, limits, ports, neighbors, groups, routes, qos)";
 const char* kQosKeys =
     "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits, "
     "pfc_enable, pfc, buffer, wred, ecn_mark, pfc_watchdog)";

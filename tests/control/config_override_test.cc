@@ -12,7 +12,7 @@ using test::Doc;
 using test::error_of;
 using test::load;
 
-const char* kTopKeys = "(known: switch, control, ports, neighbors, groups, routes, qos)";
+const char* kTopKeys = "(known: switch, control, limits, ports, neighbors, groups, routes, qos)";
 
 TEST(ConfigOverride, ScalarInAListItem) {
   ConfigParams c = load(Doc().text(), {"ports[0].speed=25G"});

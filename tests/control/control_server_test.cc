@@ -112,6 +112,22 @@ bool eventually(Pred done, int timeout_ms = 3000) {
 
 constexpr size_t kBigReply = 20'000;  // "show metrics" here: a reply this big
 
+// `o` with one control.* key changed (durations in ms).
+ControlServerOptions set_control(ControlServerOptions o, const std::string& key,
+                                 const nlohmann::json& v) {
+  if (key == "max_clients") o.max_clients = v.get<uint32_t>();
+  if (key == "max_clients_per_uid") o.max_clients_per_uid = v.get<uint32_t>();
+  if (key == "idle_timeout") o.idle_timeout_ns = v.get<uint64_t>() * 1'000'000;
+  if (key == "client_timeout") o.client_timeout_ns = v.get<uint64_t>() * 1'000'000;
+  if (key == "group") o.group = v.get<std::string>();
+  if (key == "socket") o.path = v.get<std::string>();
+  return o;
+}
+
+std::string set_request(const std::string& key, const std::string& value_json) {
+  return R"({"verb":"set","key":"control.)" + key + R"(","value":)" + value_json + "}\n";
+}
+
 class ControlServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -132,6 +148,14 @@ class ControlServerTest : public ::testing::Test {
         opt_, [this](const ParsedRequest& r, const ControlPeer& peer) {
           ++handled_;
           last_uid_ = peer.uid;
+          // `set control.K V`: the server adopts it, as rocelb-dp's service does.
+          if (r.verb == ControlVerb::kSet && r.key.rfind("control.", 0) == 0) {
+            try {
+              server_->reconfigure(set_control(server_->options(), r.key.substr(8), r.value));
+            } catch (const std::exception& e) {
+              return reply_error(r.id, e.what());
+            }
+          }
           nlohmann::json res;
           res["verb"] = std::string(control_verb_name(r.verb));
           res["what"] = r.what;
@@ -619,6 +643,152 @@ TEST_F(ControlServerTest, UnknownGroupIsAnError) {
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "control.group: no group named \"no-such-group-rocelb\"");
   }
+}
+
+// ---- set control.* on a running server ---------------------------------------
+
+// A lowered max_clients closes nobody (the one that asked is answered, the
+// others go on) and refuses newcomers until the count is under it.
+TEST_F(ControlServerTest, LoweredMaxClientsKeepsItsClientsAndRefusesNewOnes) {
+  opt_.max_clients = 4;
+  opt_.max_clients_per_uid = 4;
+  start();
+  int fd[3];
+  for (int& f : fd) {
+    f = connect_to(opt_.path);
+    ASSERT_GE(f, 0);
+    send_all(f, R"({"verb":"show","what":"ports"})"
+                "\n");
+    EXPECT_NE(read_line(f).find("\"ok\":true"), std::string::npos);
+  }
+  send_all(fd[0], set_request("max_clients_per_uid", "2") + set_request("max_clients", "2"));
+  EXPECT_NE(read_line(fd[0]).find("\"ok\":true"), std::string::npos);
+  EXPECT_NE(read_line(fd[0]).find("\"ok\":true"), std::string::npos);
+  EXPECT_EQ(server_->options().max_clients, 2u);
+  for (int f : fd) {  // all three still served
+    send_all(f, R"({"verb":"show","what":"queues"})"
+                "\n");
+    EXPECT_NE(read_line(f).find("\"ok\":true"), std::string::npos);
+  }
+  const int late = connect_to(opt_.path);
+  ASSERT_GE(late, 0);
+  EXPECT_NE(read_line(late).find("too many clients (control.max_clients is 2)"), std::string::npos);
+  EXPECT_TRUE(closed_by_peer(late, 2000));
+  ::close(late);
+  EXPECT_EQ(server_->stats().refused_full, 1u);
+  // Two leave: one is under the new limit, a newcomer fits.
+  ::close(fd[1]);
+  ::close(fd[2]);
+  EXPECT_TRUE(eventually([&] { return server_->clients() == 1; }));
+  const int next = connect_to(opt_.path);
+  send_all(next, R"({"verb":"show","what":"pfc"})"
+                 "\n");
+  EXPECT_NE(read_line(next).find("\"ok\":true"), std::string::npos);
+  ::close(next);
+  ::close(fd[0]);
+}
+
+// A raised per-uid limit lets the same uid in again at once.
+TEST_F(ControlServerTest, RaisedPerUidLimitAdmitsAtOnce) {
+  opt_.max_clients = 3;  // one uid: 2
+  start();
+  const int a = connect_to(opt_.path), b = connect_to(opt_.path);
+  for (int f : {a, b}) {
+    send_all(f, R"({"verb":"show","what":"ports"})"
+                "\n");
+    EXPECT_NE(read_line(f).find("\"ok\":true"), std::string::npos);
+  }
+  const int refused = connect_to(opt_.path);
+  EXPECT_NE(read_line(refused).find("control.max_clients_per_uid is 2"), std::string::npos);
+  ::close(refused);
+  send_all(a, set_request("max_clients_per_uid", "3"));
+  EXPECT_NE(read_line(a).find("\"ok\":true"), std::string::npos);
+  EXPECT_EQ(server_->per_uid_limit(), 3u);
+  const int c = connect_to(opt_.path);
+  send_all(c, R"({"verb":"show","what":"ports"})"
+              "\n");
+  EXPECT_NE(read_line(c).find("\"ok\":true"), std::string::npos);
+  EXPECT_EQ(server_->stats().refused_uid, 1u);
+  for (int f : {a, b, c}) ::close(f);
+}
+
+// A shorter idle timeout holds from the change on: a client idle since
+// before is closed a whole new timeout after the change (not at once, not
+// at its old deadline); one that keeps asking stays.
+TEST_F(ControlServerTest, ShorterIdleTimeoutAppliesToIdleClientsFromThenOn) {
+  opt_.idle_timeout_ns = 60'000'000'000;
+  start();
+  const int idle = connect_to(opt_.path), busy = connect_to(opt_.path);
+  ASSERT_GE(idle, 0);
+  ASSERT_GE(busy, 0);
+  send_all(idle, R"({"verb":"show","what":"ports"})"
+                 "\n");
+  EXPECT_NE(read_line(idle).find("\"ok\":true"), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // idle longer than the new timeout
+  const auto changed = std::chrono::steady_clock::now();
+  send_all(busy, set_request("idle_timeout", "300"));
+  EXPECT_NE(read_line(busy).find("\"ok\":true"), std::string::npos);
+  std::string last;
+  auto closed_at = changed;
+  std::thread watch([&] {
+    last = read_line(idle, 5000);
+    closed_at = std::chrono::steady_clock::now();
+  });
+  for (int i = 0; i < 8; ++i) {
+    send_all(busy, R"({"verb":"show","what":"ports"})"
+                   "\n");
+    EXPECT_NE(read_line(busy).find("\"ok\":true"), std::string::npos) << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  watch.join();
+  const auto after = closed_at - changed;
+  EXPECT_NE(last.find("closed: idle for 300ms (control.idle_timeout)"), std::string::npos) << last;
+  EXPECT_TRUE(closed_by_peer(idle, 2000));
+  EXPECT_GE(after, std::chrono::milliseconds(290));
+  EXPECT_EQ(server_->stats().idle_closed, 1u);
+  ::close(idle);
+  ::close(busy);
+}
+
+// The group changes at once (the socket file and who may connect); an
+// unknown one is refused and changes nothing; the path never moves.
+TEST_F(ControlServerTest, GroupChangesLiveUnknownOneChangesNothing) {
+  start();
+  const int fd = connect_to(opt_.path);
+  ASSERT_GE(fd, 0);
+  send_all(fd, set_request("max_clients", "8"));
+  EXPECT_NE(read_line(fd).find("\"ok\":true"), std::string::npos);
+  send_all(fd, set_request("group", "\"no-such-group-rocelb\""));
+  EXPECT_EQ(nlohmann::json::parse(read_line(fd))["error"],
+            "control.group: no group named \"no-such-group-rocelb\"");
+  EXPECT_EQ(server_->options().group, "");
+  EXPECT_EQ(server_->options().max_clients, 8u);
+  send_all(fd, set_request("socket", "\"/tmp/elsewhere.sock\""));
+  EXPECT_NE(read_line(fd).find("\"ok\":true"), std::string::npos);
+  EXPECT_EQ(server_->path(), opt_.path);
+  EXPECT_FALSE(fs::exists("/tmp/elsewhere.sock"));
+  if (geteuid() != 0) {
+    ::close(fd);
+    GTEST_SKIP() << "needs root to give the socket to another group";
+  }
+  send_all(fd, set_request("group", "\"nogroup\""));
+  EXPECT_NE(read_line(fd).find("\"ok\":true"), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::stat(opt_.path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, kNogroup);
+  const std::string path = opt_.path;
+  ::chmod(opt_.path.c_str(), 0666);  // let nobody reach the socket: SO_PEERCRED decides
+  EXPECT_EQ(as_user(kNobody, kNogroup,
+                    [&] {
+                      const int c = connect_to(path);
+                      if (c < 0) return 2;
+                      const std::string req = R"({"verb":"show","what":"ports"})"
+                                              "\n";
+                      [[maybe_unused]] ssize_t n = ::send(c, req.data(), req.size(), MSG_NOSIGNAL);
+                      return read_line(c).find("\"ok\":true") != std::string::npos ? 0 : 3;
+                    }),
+            0);
+  ::close(fd);
 }
 
 }  // namespace

@@ -173,6 +173,29 @@ TEST(ShowFormat, ConfigIsTheYamlUnderAComment) {
   EXPECT_NE(text.find(r["yaml"].get<std::string>()), std::string::npos);
 }
 
+// The memory estimate: its items add up to its total (the fixture follows
+// the switch's rule), each shows with the key that sizes it, all as YAML
+// comments; a result without one (an older switch) shows none.
+TEST(ShowFormat, ConfigShowsTheMemoryEstimateItemByItem) {
+  json r = test::golden_json("show_config.json");
+  uint64_t sum = 0;
+  for (const auto& i : r["memory"]["items"]) sum += i["bytes"].get<uint64_t>();
+  EXPECT_EQ(sum, r["memory"]["total_bytes"].get<uint64_t>());
+  const std::string text = format_config(r);
+  EXPECT_NE(text.find("# memory: about 201 MB of 4.00 GB (limits.max_memory); 2 workers"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("#   route_tables      101 MB  routes\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#   packet_pool      79.0 MB  -\n"), std::string::npos) << text;
+  const auto yaml_at = text.find(r["yaml"].get<std::string>());
+  ASSERT_NE(yaml_at, std::string::npos);
+  for (const auto& l : lines(text.substr(0, yaml_at))) EXPECT_EQ(l.rfind("# ", 0), 0u) << l;
+  r["memory"]["items"][0].erase("bytes");
+  EXPECT_THROW(format_config(r), json::exception);
+  r.erase("memory");
+  EXPECT_EQ(format_config(r).find("memory"), std::string::npos);
+}
+
 TEST(ShowFormat, MissingFieldThrowsAJsonError) {
   json r = test::golden_json("show_ports.json");
   r["ports"][0].erase("load_bps");

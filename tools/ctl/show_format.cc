@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/conservation_line.h"
 #include "control/units.h"
 #include "tools/ctl/human_units.h"
 #include "tools/ctl/result_fields.h"
@@ -331,12 +332,32 @@ std::string format_counters(const json& r) {
     out += mt.render();
   }
   const json& tot = r.at("totals");
-  out += "\nrx " + num(u64(tot, "rx_packets")) + " + generated " +
-         num(u64(tot, "generated_packets")) + " = tx " + num(u64(tot, "tx_packets")) +
-         " + consumed " + num(u64(tot, "consumed_packets")) + " + dropped " +
-         num(u64(tot, "dropped_packets")) + " + queued " + num(u64(tot, "queued_packets")) + "  (" +
-         (flag(tot, "conserved") ? "balanced" : "NOT BALANCED") + ")\n";
+  out += "\n" + conservation_line(tot, [](uint64_t v) { return num(v); }) + "\n";
   return out;
+}
+
+// A page size as the kernel names it: "4 KiB", "2 MiB", "1 GiB".
+std::string page_size(uint64_t b) {
+  for (const auto& [unit, name] :
+       {std::pair<uint64_t, const char*>{1u << 30, " GiB"}, {1u << 20, " MiB"}, {1u << 10, " KiB"}})
+    if (b >= unit && b % unit == 0) return std::to_string(b / unit) + name;
+  return std::to_string(b) + " B";
+}
+
+// The memory estimate as YAML comments: the total against the limit and
+// what it assumed, then each item with the key that sizes it.
+std::string memory_comment(const json& m) {
+  const uint64_t workers = u64(m, "workers");
+  std::string out = "# memory: about " + human_bytes(f64(m, "total_bytes")) + " of " +
+                    human_bytes(f64(m, "limit_bytes")) + " (limits.max_memory); " + num(workers) +
+                    (workers == 1 ? " worker, " : " workers, ") + num(u64(m, "pool_mbufs")) +
+                    " mbufs, rings of " + num(u64(m, "ring_capacity")) + ", " +
+                    page_size(u64(m, "page_bytes")) + " pages:\n";
+  Table t({left("item"), right("bytes"), left("sized by")}, "#   ");
+  for (const auto& i : m.at("items"))
+    t.add({str(i, "name"), human_bytes(f64(i, "bytes")),
+           i.at("key").is_null() ? "-" : str(i, "key")});
+  return out + t.render();
 }
 
 std::string format_config(const json& r) {
@@ -349,6 +370,7 @@ std::string format_config(const json& r) {
            (overrides.size() == 1 ? " override" : " overrides") + ":\n";
     for (const auto& o : overrides) out += "#   " + o.get<std::string>() + "\n";
   }
+  if (r.contains("memory")) out += memory_comment(r.at("memory"));
   std::string yaml = str(r, "yaml");
   if (!yaml.empty() && yaml.back() != '\n') yaml += '\n';
   return out + yaml;

@@ -11,7 +11,8 @@
 //   groups    each next-hop group: mode, knobs, counters, members with share
 //   flowlets  each group's flowlet entries (youngest first)
 //   counters  the compact per-port table, group shares, the conservation sum
-//   config    the effective YAML, under a comment with generation and source
+//   config    the effective YAML, under comments: generation, source, overrides,
+//             and (when the result has it) the memory estimate, item by item
 //   metrics   the Prometheus text as is
 #pragma once
 

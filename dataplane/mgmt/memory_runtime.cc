@@ -1,0 +1,52 @@
+#include "dataplane/mgmt/memory_runtime.h"
+
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_memory.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "dataplane/forward/neighbor_table.h"
+
+namespace rocelb {
+
+// The figures control/memory_estimate.cc multiplies, against this DPDK.
+static_assert(dpdk_bytes::kMbufObject ==
+              RTE_MEMPOOL_ALIGN + sizeof(rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE);
+static_assert(sizeof(rte_mempool_objhdr) <= RTE_MEMPOOL_ALIGN);
+static_assert(dpdk_bytes::kMempoolWithCaches ==
+              sizeof(rte_mempool) + RTE_MAX_LCORE * sizeof(rte_mempool_cache));
+static_assert(dpdk_bytes::kRingHeader == sizeof(rte_ring));
+static_assert(dpdk_bytes::kNeighborEntry == sizeof(NeighborEntry));
+
+namespace {
+
+// The smallest page of DPDK's memory: its hugepages, else the system's.
+uint64_t page_bytes() {
+  uint64_t page = 0;
+  if (rte_eal_has_hugepages())
+    rte_memseg_list_walk(
+        [](const rte_memseg_list* msl, void* arg) {
+          auto& p = *static_cast<uint64_t*>(arg);
+          if (!msl->external && msl->page_sz && (p == 0 || msl->page_sz < p)) p = msl->page_sz;
+          return 0;
+        },
+        &page);
+  return page ? page : static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+MemoryRuntime live_memory_runtime(const LiveOptions& opt) {
+  MemoryRuntime r;
+  r.workers = rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1;
+  r.pool_mbufs = opt.pool_mbufs;
+  r.ring_capacity = opt.ring_capacity;
+  r.page_bytes = page_bytes();
+  return r;
+}
+
+}  // namespace rocelb
