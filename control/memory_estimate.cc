@@ -6,6 +6,7 @@
 #include "common/constants.h"
 #include "control/config_params.h"
 #include "control/control_server.h"
+#include "control/route_table_size.h"
 #include "lb/lb_knobs.h"
 
 namespace rocelb {
@@ -52,23 +53,10 @@ uint64_t rib_bytes(uint64_t routes, uint64_t page) {
   return mempool_bytes(2 * std::max<uint64_t>(16, routes + 16), kRibNode, page);
 }
 
-// What route_table.h's RouteTableSize counts, from the params: every static
-// route, and per interface address its subnet and its host route.
-struct RouteCount {
-  uint64_t v4 = 0, v6 = 0, tbl8_v4 = 0, tbl8_v6 = 0;
-  void add(bool v4_prefix, unsigned len) {
-    if (v4_prefix) {
-      ++v4;
-      tbl8_v4 += len > 24;
-    } else {
-      ++v6;
-      tbl8_v6 += len > 24 ? (len - 24 + 7) / 8 : 0;
-    }
-  }
-};
-
 MemoryItem route_tables(const ConfigParams& cfg, uint64_t page) {
-  RouteCount n;
+  // As SwitchConfig::build counts them: every static route, and per
+  // interface address its subnet and its host route.
+  RouteTableSize n;
   for (const RouteParams& r : cfg.routes) n.add(r.prefix.addr.is_v4(), r.prefix.len);
   for (const PortParams& p : cfg.ports) {
     if (p.ipv4) n.add(true, p.ipv4->len), n.add(true, 32);
@@ -81,15 +69,15 @@ MemoryItem route_tables(const ConfigParams& cfg, uint64_t page) {
   const uint64_t next_hops = 2 + cfg.ports.size() + targets;
 
   // IPv4, DIR-24-8 (dir24_8_create): tbl24, tbl8 groups (+1), their bitmap.
-  const uint64_t want_v4 = n.tbl8_v4 + 16;
+  const uint64_t want_v4 = uint64_t{n.tbl8_v4} + 16;
   const uint64_t w4 = want_v4 > kMax2ByteEntry || next_hops > kMax2ByteEntry ? 4 : 2;
   const uint64_t tbl8_v4 = (want_v4 + 63) / 64 * 64;
-  const uint64_t v4 =
-      kTbl24Entries * w4 + kTbl8Entries * w4 * (tbl8_v4 + 1) + tbl8_v4 / 8 + rib_bytes(n.v4, page);
+  const uint64_t v4 = kTbl24Entries * w4 + kTbl8Entries * w4 * (tbl8_v4 + 1) + tbl8_v4 / 8 +
+                      rib_bytes(n.routes_v4, page);
   // IPv6, trie with 4-byte entries (trie_create): tbl24, tbl8 groups (+1), their pool.
-  const uint64_t tbl8_v6 = n.tbl8_v6 + 16;
-  const uint64_t v6 =
-      kTbl24Entries * 4 + kTbl8Entries * 4 * (tbl8_v6 + 1) + 4 * tbl8_v6 + rib_bytes(n.v6, page);
+  const uint64_t tbl8_v6 = uint64_t{n.tbl8_v6} + 16;
+  const uint64_t v6 = kTbl24Entries * 4 + kTbl8Entries * 4 * (tbl8_v6 + 1) + 4 * tbl8_v6 +
+                      rib_bytes(n.routes_v6, page);
   return {"route_tables", "routes", v4 + v6, kTbl24Entries * (2 + 4)};
 }
 

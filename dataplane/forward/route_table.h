@@ -7,31 +7,14 @@
 #include <cstdint>
 #include <string>
 
+#include "control/route_table_size.h"
+
 struct rte_fib;
 struct rte_fib6;
 
 namespace rocelb {
 
 inline constexpr uint32_t kNoRoute = 0;
-
-// What a set of prefixes needs of the tables: DIR-24-8 takes one 256-entry
-// group (tbl8) per IPv4 prefix longer than /24; the IPv6 trie one per 8 bits
-// beyond the first 24 of each prefix (counted without sharing: an upper
-// bound). Next hops decide the entry width (2 bytes up to 32767).
-struct RouteTableSize {
-  uint32_t routes_v4 = 0, routes_v6 = 0;
-  uint32_t tbl8_v4 = 0, tbl8_v6 = 0;
-  uint32_t next_hops = 1;
-  void add(bool v4, uint8_t len) {
-    if (v4) {
-      ++routes_v4;
-      tbl8_v4 += len > 24;
-    } else {
-      ++routes_v6;
-      tbl8_v6 += len > 24 ? (len - 24 + 7) / 8 : 0;
-    }
-  }
-};
 
 class RouteTable {
  public:
