@@ -83,7 +83,7 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
   } join_reader{stop_reading, reader};
 
   constexpr uint32_t kRounds = mw::kTsan ? 300 : 3'000;
-  uint64_t injected = 0;
+  uint64_t injected = 0, wrong_injected = 0;  // wrong: frames injected with a wrong MAC
   const auto drain = [&](bool port7) {
     rte_mbuf* out[256];
     for (int p = 0; p < kPorts; ++p) {
@@ -92,9 +92,9 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
       for (unsigned i = 0; i < n; ++i) mbuf_free(out[i]);
     }
   };
-  for (uint32_t r = 0; r < kRounds; ++r) {
-    // Port 7's device stops draining for the middle third of the run.
-    const bool drain7 = r < kRounds / 3 || r > 2 * kRounds / 3;
+  uint32_t rounds = 0;
+  const auto round = [&](bool drain7) {
+    const uint32_t r = rounds++;
     for (uint8_t in = 0; in < 4; ++in) {
       for (uint32_t k = 0; k < 8; ++k) {  // forwarded over the four uplinks, 1 in 8 lossless
         const uint32_t seq = r * 8 + k;
@@ -104,12 +104,30 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
       }
       auto wrong_mac = mw::roce_frame(in, ipv4_bytes(10, 2, 1, 9), 49152, r, 64);
       wrong_mac[5] = 0x77;  // not the port's MAC: dropped at ingress
-      injected += inject(in, wrong_mac);
+      const bool taken = inject(in, wrong_mac);
+      injected += taken;
+      wrong_injected += taken;
       if (r % 16 == 0) injected += inject(in, arp_request(in));  // answered: generated
     }
     drain(drain7);
     if (r % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
+  // Port 7's device stops draining for the middle third of the rounds, and
+  // on until its head has been dropped as tx_failed: its 4096-frame ring
+  // must fill first, which a third of the rounds does not do under TSan.
+  for (uint32_t i = 0; i < kRounds / 3; ++i) round(true);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto port7_refused = [&] {
+    return counters()["ports"][7]["drops"]["tx_failed"].get<uint64_t>() > 0;
+  };
+  for (uint32_t i = 0; i < kRounds / 3 || !port7_refused(); ++i) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "port 7 never refused a frame";
+    round(false);
   }
+  // A tenth of the rounds with port 7 draining again. Kept short: with more
+  // lcores than cores, freeing mbufs can spin behind a preempted worker on
+  // the pool's ring, and a loaded machine made 1,000 rounds take 9 s.
+  for (uint32_t i = 0; i < kRounds / 10; ++i) round(true);
   // Everything the switch received has left or been dropped.
   ASSERT_TRUE(mw::wait_for(
       [&] {
@@ -117,7 +135,7 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
         return t["rx_packets"] == injected && in_flight_of(t) == 0 && t["queued_packets"] == 0 &&
                t["awaiting_device_packets"] == 0;
       },
-      std::chrono::seconds(20), [&] { drain(true); }))
+      std::chrono::seconds(60), [&] { drain(true); }))
       << counters()["totals"].dump();
   stop_reading.store(true);
   reader.join();
@@ -145,7 +163,8 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
     wrong += p["drops"]["dst_mac_not_accepted"].get<uint64_t>();
   }
   // Every way the test meant to exercise was taken.
-  EXPECT_EQ(wrong, 4u * kRounds);
+  EXPECT_EQ(wrong, wrong_injected);
+  EXPECT_GT(wrong, 0u);
   EXPECT_GT(t["generated_packets"].get<uint64_t>(), 0u);
   EXPECT_GT(queue_full, 0u);
   EXPECT_GT(tx_failed, 0u);
