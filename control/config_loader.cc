@@ -1326,6 +1326,19 @@ size_t count_documents(const std::string& text, size_t limit) {
   return n;
 }
 
+// Applies the overrides to `root` (modified) and validates the result.
+ConfigParams validate_document(YAML::Node& root, const std::string& source_name,
+                               const std::vector<std::string>& overrides,
+                               const MemoryRuntime& runtime) {
+  try {
+    std::vector<AppliedOverride> applied = apply_overrides(root, overrides);
+    return Validator(source_name, std::move(applied), runtime).run(root);
+  } catch (const YAML::Exception& e) {
+    // Not expected (every access is checked first); still one clear line.
+    throw ConfigError(source_name + ": " + e.msg);
+  }
+}
+
 }  // namespace
 
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
@@ -1347,13 +1360,14 @@ ConfigParams load_config_text(const std::string& yaml_text, const std::string& s
   }
   if (docs > 1) throw ConfigError(source_name + ": expected one YAML document, found more");
   YAML::Node root = docs == 0 ? YAML::Node(YAML::NodeType::Null) : first;
-  try {
-    std::vector<AppliedOverride> applied = apply_overrides(root, overrides);
-    return Validator(source_name, std::move(applied), runtime).run(root);
-  } catch (const YAML::Exception& e) {
-    // Not expected (every access is checked first); still one clear line.
-    throw ConfigError(source_name + ": " + e.msg);
-  }
+  return validate_document(root, source_name, overrides, runtime);
+}
+
+ConfigParams load_config_node(const YAML::Node& document, const std::string& source_name,
+                              const std::vector<std::string>& overrides,
+                              const MemoryRuntime& runtime) {
+  YAML::Node root = YAML::Clone(document);
+  return validate_document(root, source_name, overrides, runtime);
 }
 
 std::string read_config_file(const std::string& path) {

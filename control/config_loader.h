@@ -16,6 +16,10 @@
 #include "control/config_params.h"
 #include "control/memory_estimate.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace rocelb {
 
 class ConfigError : public std::runtime_error {
@@ -29,6 +33,12 @@ ConfigParams load_config_file(const std::string& path,
                               const std::vector<std::string>& overrides = {},
                               const MemoryRuntime& runtime = {});
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
+                              const std::vector<std::string>& overrides = {},
+                              const MemoryRuntime& runtime = {});
+// The same for a document already parsed (a deep copy takes the overrides,
+// `document` is left as it was): what loads one base many times, such as the
+// --set fuzzer, parses it once.
+ConfigParams load_config_node(const YAML::Node& document, const std::string& source_name,
                               const std::vector<std::string>& overrides = {},
                               const MemoryRuntime& runtime = {});
 

@@ -1,6 +1,7 @@
 // "--set KEY.PATH=VALUE" overrides: how they change the document, their
 // syntax errors, and that validation errors they cause name the override.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "control/config_loader.h"
 #include "tests/control/config_test_util.h"
@@ -18,6 +19,25 @@ TEST(ConfigOverride, ScalarInAListItem) {
   ConfigParams c = load(Doc().text(), {"ports[0].speed=25G"});
   EXPECT_EQ(c.ports[0].speed_bps, 25'000'000'000u);
   EXPECT_EQ(c.ports[1].speed_bps, 100'000'000'000u);
+}
+
+TEST(ConfigOverride, AParsedDocumentLoadsLikeItsTextAndIsLeftAsItWas) {
+  const std::string text = Doc().text();
+  const YAML::Node document = YAML::Load(text);
+  const std::string before = YAML::Dump(document);
+  ConfigParams c = load_config_node(document, "x.yaml", {"ports[0].speed=25G", "switch.name=s9"});
+  EXPECT_EQ(c.ports[0].speed_bps, 25'000'000'000u);
+  EXPECT_EQ(c.sw.name, "s9");
+  EXPECT_EQ(YAML::Dump(document), before);  // the overrides went to a copy
+  ConfigParams again = load_config_node(document, "x.yaml");
+  EXPECT_EQ(again.ports[0].speed_bps, load(text).ports[0].speed_bps);
+  EXPECT_EQ(again.sw.name, load(text).sw.name);
+  try {
+    load_config_node(document, "x.yaml", {"ports[0].speed=fast"});
+    ADD_FAILURE() << "a bad override loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("ports[0].speed"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ConfigOverride, CreatesMissingKeysAndMaps) {
