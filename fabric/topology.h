@@ -1,0 +1,92 @@
+// A leaf-spine fabric for closed-loop experiments: its switches (each a full,
+// validated rocelb config), its hosts and the links between them. Loaded from
+// the generated form (configs/fabrics/*.yaml), whose top-level keys are
+//   leaves: 2             1..99
+//   spines: 2             1..99, and hosts_per_leaf + spines <= 64 (ports per switch)
+//   hosts_per_leaf: 4     1..64
+//   host_speed: 100G      every host link (1M..1.6T, as ports[].speed)
+//   uplink_speed: 100G    every leaf-spine link
+//   link_delay: 1us       propagation delay of every link (0..1s)
+//   switch_config: FILE   optional: the config every switch starts from (its
+//                         QoS, PFC/ECN and groups.uplinks settings; relative
+//                         to the topology file); default: the embedded default
+// Names: switches leaf0.., spine0..; hosts h0.. leaf by leaf (h0..h7 on leaf0
+// when hosts_per_leaf is 8). Generated addressing (IPv4):
+//   host i of leaf l         10.l.i.2/24, MAC 02:00:0a:LL:II:02; leaf l's port i
+//                            is 10.l.i.1/24, its gateway
+//   leaf l port (H + s)      10.(100+s).l.1/24  <->  spine s port l: 10.(100+s).l.2/24
+//   switch MACs              leaf 02:00:01:LL:00:PP, spine 02:00:02:SS:00:PP
+//   leaf routes              0.0.0.0/0 to group `uplinks` (its spine neighbours)
+//   spine routes             10.l.0.0/16 via leaf l
+// Overrides ("--set"): "KEY.PATH=VALUE" goes to every switch (spines, which
+// have no group, skip groups.*), "NAME:KEY.PATH=VALUE" to switch NAME only.
+// Errors (TopologyError) name the file, the key path and the rule; a switch
+// config the loader refuses names the switch ("fabric.yaml: leaf0: ...").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "control/config_params.h"
+#include "control/net_types.h"
+
+namespace rocelb {
+
+class TopologyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class SwitchRole : uint8_t { kLeaf, kSpine };
+
+struct FabricSwitch {
+  std::string name;
+  SwitchRole role = SwitchRole::kLeaf;
+  std::string config_yaml;             // its generated config, before overrides
+  std::vector<std::string> overrides;  // the --set lines that apply to it
+  ConfigParams params;                 // config_yaml + overrides, validated
+};
+
+struct FabricHost {
+  std::string name;  // h0, h1, ...
+  uint32_t sw = 0;   // the leaf it hangs off (index in Topology::switches)
+  uint16_t port = 0;
+  IpAddr ip;
+  MacAddr mac;
+  IpAddr gateway;  // the leaf port's address
+  MacAddr gateway_mac;
+  uint64_t speed_bps = 0;
+  uint64_t delay_ns = 0;
+};
+
+// A switch-to-switch link; both ends have the same speed and delay.
+struct FabricLink {
+  uint32_t a_sw = 0, b_sw = 0;
+  uint16_t a_port = 0, b_port = 0;
+  uint64_t speed_bps = 0;
+  uint64_t delay_ns = 0;
+};
+
+struct Topology {
+  std::string source;
+  uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
+  std::vector<FabricSwitch> switches;  // leaves first, then spines
+  std::vector<FabricHost> hosts;
+  std::vector<FabricLink> links;
+
+  std::optional<uint32_t> switch_index(std::string_view name) const;
+  std::optional<uint32_t> host_index(std::string_view name) const;
+};
+
+// `base_dir`: where switch_config paths are relative to.
+Topology load_topology_text(const std::string& text, const std::string& source_name,
+                            const std::string& base_dir,
+                            const std::vector<std::string>& overrides = {});
+Topology load_topology_file(const std::string& path,
+                            const std::vector<std::string>& overrides = {});
+
+}  // namespace rocelb

@@ -1,0 +1,189 @@
+// The generated leaf-spine: names, addressing, links, the switches' configs
+// (validated by the real loader, routes that reach every host), overrides for
+// every switch or one, and one clear error per bad key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "control/net_types.h"
+#include "fabric/topology.h"
+
+namespace rocelb {
+namespace {
+
+const char* kSmall =
+    "leaves: 2\nspines: 2\nhosts_per_leaf: 4\nhost_speed: 100G\nuplink_speed: 40G\n"
+    "link_delay: 1us\n";
+
+Topology small(const std::vector<std::string>& sets = {}) {
+  return load_topology_text(kSmall, "t.yaml", ".", sets);
+}
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    load_topology_text(text, "t.yaml", ".", sets);
+  } catch (const TopologyError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+TEST(Topology, NamesHostsLeafByLeafAndSwitchesLeavesFirst) {
+  const Topology t = small();
+  ASSERT_EQ(t.switches.size(), 4u);
+  EXPECT_EQ(t.switches[0].name, "leaf0");
+  EXPECT_EQ(t.switches[1].name, "leaf1");
+  EXPECT_EQ(t.switches[2].name, "spine0");
+  EXPECT_EQ(t.switches[3].name, "spine1");
+  ASSERT_EQ(t.hosts.size(), 8u);
+  EXPECT_EQ(t.hosts[5].name, "h5");
+  EXPECT_EQ(t.hosts[5].sw, 1u);
+  EXPECT_EQ(t.hosts[5].port, 1);
+  EXPECT_EQ(to_string(t.hosts[5].ip), "10.1.1.2");
+  EXPECT_EQ(to_string(t.hosts[5].gateway), "10.1.1.1");
+  EXPECT_EQ(to_string(t.hosts[5].mac), "02:00:0a:01:01:02");
+  EXPECT_EQ(t.hosts[5].speed_bps, 100'000'000'000u);
+  EXPECT_EQ(t.hosts[5].delay_ns, 1000u);
+  EXPECT_EQ(t.host_index("h7"), 7u);
+  EXPECT_FALSE(t.host_index("h8"));
+  EXPECT_EQ(t.switch_index("spine1"), 3u);
+}
+
+TEST(Topology, EveryLeafHasOneLinkToEverySpine) {
+  const Topology t = small();
+  ASSERT_EQ(t.links.size(), 4u);
+  for (const FabricLink& k : t.links) {
+    EXPECT_EQ(t.switches[k.a_sw].role, SwitchRole::kLeaf);
+    EXPECT_EQ(t.switches[k.b_sw].role, SwitchRole::kSpine);
+    EXPECT_EQ(k.a_port, 4 + (k.b_sw - 2));  // uplinks follow the host ports
+    EXPECT_EQ(k.b_port, k.a_sw);            // spine port l faces leaf l
+    EXPECT_EQ(k.speed_bps, 40'000'000'000u);
+    // The two ends' neighbour entries name each other's address and MAC.
+    const ConfigParams& leaf = t.switches[k.a_sw].params;
+    const ConfigParams& spine = t.switches[k.b_sw].params;
+    const auto& lp = leaf.ports[k.a_port];
+    const auto& sp = spine.ports[k.b_port];
+    bool leaf_knows = false, spine_knows = false;
+    for (const auto& n : leaf.neighbors)
+      leaf_knows |= n.port == k.a_port && n.mac == sp.mac && sp.ipv4 && n.ip == sp.ipv4->addr;
+    for (const auto& n : spine.neighbors)
+      spine_knows |= n.port == k.b_port && n.mac == lp.mac && lp.ipv4 && n.ip == lp.ipv4->addr;
+    EXPECT_TRUE(leaf_knows) << t.switches[k.a_sw].config_yaml;
+    EXPECT_TRUE(spine_knows) << t.switches[k.b_sw].config_yaml;
+  }
+}
+
+TEST(Topology, LeavesSpreadOverTheirUplinksAndSpinesRouteToEachLeaf) {
+  const Topology t = small();
+  const ConfigParams& leaf = t.switches[1].params;
+  ASSERT_EQ(leaf.groups.size(), 1u);
+  EXPECT_EQ(leaf.groups[0].name, "uplinks");
+  EXPECT_EQ(leaf.groups[0].members.size(), 2u);
+  ASSERT_EQ(leaf.routes.size(), 1u);
+  EXPECT_EQ(to_string(leaf.routes[0].prefix), "0.0.0.0/0");
+  EXPECT_EQ(leaf.ports.size(), 6u);
+  EXPECT_EQ(leaf.ports[4].speed_bps, 40'000'000'000u);
+  EXPECT_EQ(leaf.ports[0].speed_bps, 100'000'000'000u);
+  // The default config's lossless class comes along.
+  EXPECT_TRUE(leaf.qos.lossless.pfc.enable_mask & 8);
+
+  const ConfigParams& spine = t.switches[2].params;
+  EXPECT_TRUE(spine.groups.empty());
+  ASSERT_EQ(spine.routes.size(), 2u);
+  EXPECT_EQ(to_string(spine.routes[1].prefix), "10.1.0.0/16");
+  EXPECT_EQ(spine.routes[1].target, RouteTarget::kVia);
+  for (const FabricHost& h : t.hosts) {
+    int covering = 0;
+    for (const auto& r : spine.routes) covering += r.prefix.contains(h.ip);
+    EXPECT_EQ(covering, 1) << h.name;
+  }
+}
+
+TEST(Topology, ASetGoesToEverySwitchOrToTheOneItNames) {
+  const Topology t = small({"groups.uplinks.mode=drill", "leaf1:qos.pfc_enable=[]",
+                            "switch.hash_seed=7", "spine0:ports[1].speed=10G"});
+  EXPECT_EQ(t.switches[0].params.groups[0].mode, t.switches[1].params.groups[0].mode);
+  EXPECT_EQ(t.switches[0].overrides.front(), "groups.uplinks.mode=drill");
+  EXPECT_TRUE(t.switches[2].params.groups.empty());  // spines skip groups.*
+  EXPECT_TRUE(t.switches[0].params.qos.lossless.pfc.enable_mask & 8);
+  EXPECT_FALSE(t.switches[1].params.qos.lossless.pfc.enable_mask & 8);
+  for (const auto& s : t.switches) EXPECT_EQ(s.params.sw.hash_seed, 7u) << s.name;
+  EXPECT_EQ(t.switches[2].params.ports[1].speed_bps, 10'000'000'000u);
+  EXPECT_EQ(t.switches[3].params.ports[1].speed_bps, 40'000'000'000u);
+}
+
+TEST(Topology, ABadSetNamesTheSwitchAndTheKey) {
+  EXPECT_EQ(error_of(kSmall, {"leaf9:qos.pfc_enable=[]"}),
+            "t.yaml: --set leaf9:qos.pfc_enable=[]: no such switch \"leaf9\" (switches: "
+            "leaf0..spine1)");
+  const std::string e = error_of(kSmall, {"leaf1:ports[0].speed=fast"});
+  EXPECT_EQ(e.rfind("t.yaml: leaf1: ", 0), 0u) << e;
+  EXPECT_NE(e.find("ports[0].speed"), std::string::npos) << e;
+}
+
+TEST(Topology, EachBadKeyGetsOneClearError) {
+  const std::string base =
+      "spines: 2\nhosts_per_leaf: 4\nhost_speed: 100G\nuplink_speed: 100G\nlink_delay: 1us\n";
+  EXPECT_EQ(error_of(base), "t.yaml: missing required key \"leaves\"");
+  EXPECT_EQ(error_of(base + "leaves: 0\n"), "t.yaml: leaves: \"0\": must be an integer 1..99");
+  EXPECT_EQ(error_of(base + "leaves: 2x\n"), "t.yaml: leaves: \"2x\": must be an integer 1..99");
+  EXPECT_EQ(error_of(base + "leaves: [2]\n"), "t.yaml: leaves: must be an integer (found a list)");
+  EXPECT_EQ(error_of(base + "leaves: 2\nleafs: 3\n"),
+            "t.yaml: leafs: unknown key (known: leaves, spines, hosts_per_leaf, host_speed, "
+            "uplink_speed, link_delay, switch_config)");
+  EXPECT_EQ(error_of("leaves: 2\nspines: 8\nhosts_per_leaf: 60\nhost_speed: 100G\n"
+                     "uplink_speed: 100G\nlink_delay: 1us\n"),
+            "t.yaml: hosts_per_leaf: hosts_per_leaf + spines is 68: a leaf has at most 64 ports");
+  EXPECT_EQ(error_of("leaves: 2\nspines: 2\nhosts_per_leaf: 4\nhost_speed: 100X\n"
+                     "uplink_speed: 100G\nlink_delay: 1us\n")
+                .rfind("t.yaml: host_speed: \"100X\": ", 0),
+            0u);
+  EXPECT_EQ(error_of("leaves: 2\nspines: 2\nhosts_per_leaf: 4\nhost_speed: 100G\n"
+                     "uplink_speed: 100G\nlink_delay: 2s\n"),
+            "t.yaml: link_delay: \"2s\": delay must be 0 .. 1s");
+  EXPECT_EQ(error_of("- 1\n"),
+            "t.yaml: a topology is a map of leaves, spines, hosts_per_leaf, host_speed, "
+            "uplink_speed, link_delay and switch_config (found a list)");
+  EXPECT_EQ(error_of("leaves: [\n").rfind("t.yaml:2:1: invalid YAML: ", 0), 0u)
+      << error_of("leaves: [\n");
+  EXPECT_EQ(error_of(std::string(kSmall) + "switch_config: /nonexistent/x.yaml\n"),
+            "t.yaml: switch_config: cannot read config file \"/nonexistent/x.yaml\": No such "
+            "file or directory");
+}
+
+TEST(Topology, SwitchConfigIsRelativeToTheTopologyFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "rocelb_topology_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "sw.yaml") << "qos:\n  pfc_enable: [2]\ngroups:\n  uplinks:\n"
+                                    "    mode: per_packet_random\n    members: []\n";
+  std::ofstream(dir / "fabric.yaml") << kSmall << "switch_config: sw.yaml\n";
+  const Topology t = load_topology_file((dir / "fabric.yaml").string());
+  EXPECT_TRUE(t.switches[0].params.qos.lossless.pfc.enable_mask & 4);
+  EXPECT_FALSE(t.switches[0].params.qos.lossless.pfc.enable_mask & 8);
+  EXPECT_EQ(t.switches[0].params.groups[0].members.size(), 2u);
+  std::filesystem::remove_all(dir);
+  try {
+    load_topology_file((dir / "fabric.yaml").string());
+    ADD_FAILURE() << "a missing file loaded";
+  } catch (const TopologyError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot read topology file \"", 0), 0u) << e.what();
+  }
+}
+
+TEST(Topology, TheShippedFabricsLoad) {
+  for (const char* name :
+       {"leaf_spine_2x2_8h", "leaf_spine_32_100G_OS2", "leaf_spine_128_100G_OS2"}) {
+    const Topology t =
+        load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/" + name + ".yaml");
+    EXPECT_EQ(t.hosts.size(), size_t(t.leaves) * t.hosts_per_leaf) << name;
+    EXPECT_EQ(t.links.size(), size_t(t.leaves) * t.spines) << name;
+  }
+  const Topology big = load_topology_file(std::string(ROCELB_SOURCE_DIR) +
+                                          "/configs/fabrics/leaf_spine_128_100G_OS2.yaml");
+  EXPECT_EQ(big.hosts.size(), 128u);
+  EXPECT_EQ(big.switches.size(), 16u);
+}
+
+}  // namespace
+}  // namespace rocelb
