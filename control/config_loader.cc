@@ -1353,10 +1353,7 @@ ConfigParams load_config_text(const std::string& yaml_text, const std::string& s
     first = YAML::Load(yaml_text);
     docs = count_documents(yaml_text, 2);
   } catch (const YAML::Exception& e) {
-    std::string where = source_name;
-    if (!e.mark.is_null())
-      where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-    throw ConfigError(where + ": invalid YAML: " + e.msg);
+    throw ConfigError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
   }
   if (docs > 1) throw ConfigError(source_name + ": expected one YAML document, found more");
   YAML::Node root = docs == 0 ? YAML::Node(YAML::NodeType::Null) : first;

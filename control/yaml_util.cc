@@ -102,4 +102,9 @@ bool path_within(std::string_view path, std::string_view root) {
   return path.size() == root.size() || path[root.size()] == '.' || path[root.size()] == '[';
 }
 
+std::string yaml_error_where(const std::string& source, const YAML::Exception& e) {
+  if (e.mark.is_null()) return source;
+  return source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+}
+
 }  // namespace rocelb

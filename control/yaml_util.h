@@ -27,6 +27,10 @@ std::string join_path(std::string_view path, std::string_view key);
 // "ports" + 2 → "ports[2]".
 std::string index_path(std::string_view path, size_t index);
 
+// Where a YAML parse error is: "SOURCE:LINE:COLUMN", or SOURCE when
+// yaml-cpp gives no position.
+std::string yaml_error_where(const std::string& source, const YAML::Exception& e);
+
 // True when `path` is `root` or lies below it ("ports[0].speed" is below
 // "ports[0]" and "ports", not below "port").
 bool path_within(std::string_view path, std::string_view root);

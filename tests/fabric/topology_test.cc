@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "control/net_types.h"
-#include "fabric/topology.h"
+#include "dataplane/fabric/topology.h"
 
 namespace rocelb {
 namespace {

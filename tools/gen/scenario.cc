@@ -400,10 +400,7 @@ ScenarioParams load_scenario_text(const std::string& yaml_text, const std::strin
   try {
     docs = YAML::LoadAll(yaml_text);
   } catch (const YAML::Exception& e) {
-    std::string where = source_name;
-    if (!e.mark.is_null())
-      where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-    throw ScenarioError(where + ": invalid YAML: " + e.msg);
+    throw ScenarioError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
   }
   if (docs.size() > 1)
     throw ScenarioError(source_name + ": expected one YAML document, found " +

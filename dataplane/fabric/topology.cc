@@ -1,4 +1,4 @@
-#include "fabric/topology.h"
+#include "dataplane/fabric/topology.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -277,10 +277,7 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    std::string where = source_name;
-    if (!e.mark.is_null())
-      where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-    throw TopologyError(where + ": invalid YAML: " + e.msg);
+    throw TopologyError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
   }
   const ShapeReader reader(source_name);
   const Shape s = reader.read(root);
