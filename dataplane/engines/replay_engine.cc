@@ -13,9 +13,9 @@
 
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/switch_clock.h"
 #include "dataplane/engines/upstream_sender.h"
 #include "dataplane/forward/mbuf_handoff.h"
-#include "dataplane/forward/pipeline.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
 #include "pfc/pfc_frame.h"
@@ -30,8 +30,6 @@ constexpr uint64_t kDayNs = 86'400ull * 1'000'000'000ull;
 
 struct Sink {
   std::unique_ptr<PcapWriter> writer;
-  bool scheduled = false;
-  uint64_t next_ps = 0;
 };
 
 // How errors name an input: as the user wrote it.
@@ -220,7 +218,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     sinks[id].writer =
         std::make_unique<PcapWriter>(out->staged("port" + std::to_string(id) + ".pcap"));
 
-  // 4. Events in time order: departures first at equal times, lower ports first.
+  // 4. Events in time order: departures first at equal times, lower ports
+  // first; a link event goes before both at its time.
   std::vector<uint8_t> scratch(1 << 18);
   std::array<uint64_t, kMaxPorts> sender_next{};
   auto refresh_sender = [&](UpstreamSender& s) {
@@ -228,7 +227,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   };
   for (auto& s : senders) refresh_sender(*s);
   lost_link_down_.fill(0);
-  for (uint16_t id : cfg.port_ids) dp_->set_link_up(id, true);
+  SwitchClock clock(*dp_);
+  clock.reset();
   size_t next_event = 0;
   for (;;) {
     UpstreamSender* in = nullptr;
@@ -236,9 +236,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       if (sender_next[s->port()] != kNever &&
           (!in || sender_next[s->port()] < sender_next[in->port()]))
         in = s.get();
-    int out = -1;
-    for (uint16_t id : cfg.port_ids)
-      if (sinks[id].scheduled && (out < 0 || sinks[id].next_ps < sinks[out].next_ps)) out = id;
+    uint64_t out_ps = kNever;
+    const int out = clock.earliest(&out_ps);
     const uint64_t event_ps =
         next_event < link_events_.size() ? link_events_[next_event].t_ns * 1000 : kNever;
     if (!in && out < 0 && event_ps == kNever) break;
@@ -246,48 +245,22 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     // A link event goes first at its time: frames arriving then find the
     // link as it becomes.
     if (event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
-        (out < 0 || event_ps <= sinks[out].next_ps)) {
+        (out < 0 || event_ps <= out_ps)) {
       const LinkEvent& e = link_events_[next_event++];
-      dp_->adopt(0);
-      dp_->set_link_up(e.port, e.up);
-      // Down: its owner flushes its queues now. Up: it may send again.
-      Sink& sk = sinks[e.port];
-      const uint64_t next = dp_->next_tx_ps(e.port, event_ps);
-      if (!sk.scheduled || next < sk.next_ps) {
-        sk.scheduled = next != UINT64_MAX;
-        sk.next_ps = next;
-      }
+      clock.link(e.port, e.up, event_ps);
       continue;
     }
-    const bool departure = out >= 0 && (!in || sinks[out].next_ps <= sender_next[in->port()]);
-    const uint64_t now_ps = departure ? sinks[out].next_ps : sender_next[in->port()];
-    dp_->adopt(0);  // one thread: the epoch never changes under a replay, but this is the route
-    // Ports whose state this event may change; only those are polled and
-    // rescheduled after it (PFC refreshes due now are polled on every port
-    // first). Dynamic thresholds and storms move every port's PFC state.
-    uint64_t touched = 0;
-    // Refreshes due now: only a port asserting XOFF can owe one (static
-    // thresholds; an XOFF crossing is polled right after the arrival).
-    const bool dynamic = cfg.qos.pfc.dynamic;
-    for (uint16_t id : cfg.port_ids) {
-      dp_->tx(id).sample_load(now_ps / 1000);
-      if ((dynamic || dp_->pfc().asserted_mask(id)) && dp_->tx_poll(id, now_ps / 1000))
-        touched |= uint64_t{1} << id;
-    }
-    const uint8_t suppressed = dp_->pfc().suppressed_mask();
-    auto every_port = [&] {
-      return cfg.qos.pfc.dynamic || dp_->pfc().suppressed_mask() != suppressed;
-    };
+    const bool departure = out >= 0 && (!in || out_ps <= sender_next[in->port()]);
+    const uint64_t now_ps = departure ? out_ps : sender_next[in->port()];
+    clock.begin_event(now_ps);
 
     if (departure) {
-      Sink& sk = sinks[out];
       const uint16_t port = static_cast<uint16_t>(out);
-      rte_mbuf* m = nullptr;
       uint64_t start = 0;
-      if (dp_->dequeue(port, now_ps, &m, &start, 1) == 1) {
+      if (rte_mbuf* m = clock.depart(port, now_ps, &start)) {
         const uint64_t ts = t0.ns + start / 1000;
         const uint8_t* bytes = mbuf_bytes(m, scratch.data());
-        sk.writer->write(ts, bytes, m->pkt_len);
+        sinks[port].writer->write(ts, bytes, m->pkt_len);
         ParsedPacket departed;
         if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
           reorder_.observe(departed);
@@ -299,24 +272,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
             refresh_sender(*sender_of[port]);
           }
         }
-        dp_->tx(port).count_tx(m->pkt_len);
         stats_.last_ns = std::max(stats_.last_ns, ts);
         mbuf_free(m);
-      }
-      sk.next_ps = dp_->next_tx_ps(port, std::max(now_ps, dp_->tx(port).shaper.wire_free_ps()));
-      sk.scheduled = sk.next_ps != UINT64_MAX;
-      // The departure released buffer: an ingress port may now owe its peer an XON.
-      touched |= std::exchange(dp_->tx(port).released_ports, 0);
-      const bool all = every_port();
-      for (uint16_t id : cfg.port_ids) {
-        if (id == port || !(all || ((touched >> id) & 1))) continue;
-        dp_->tx_poll(id, now_ps / 1000);
-        const uint64_t next = dp_->next_tx_ps(id, now_ps);
-        Sink& other = sinks[id];
-        if (!other.scheduled || next < other.next_ps) {
-          other.scheduled = next != UINT64_MAX;
-          other.next_ps = next;
-        }
       }
       continue;
     }
@@ -329,31 +286,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       continue;
     }
     const uint32_t len = static_cast<uint32_t>(f.bytes.size());
-    rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
-    if (!m) {
-      PortCounters& pc = dp_->worker(0).port[in->port()];
-      ++pc[PortCounter::rx_packets];
-      pc[PortCounter::rx_bytes] += len;
-      pc.drop(DropReason::no_buffer);
-    } else {
-      process_burst(*dp_, 0, in->port(), &m, 1, now_ps / 1000);
-    }
+    clock.arrive(in->port(), mbuf_from_bytes(pool_, f.bytes.data(), len), len, now_ps);
     refresh_sender(*in);
-    // The ingress port (its held bytes, a received pause) and where the
-    // frame was queued.
-    touched |= std::exchange(dp_->worker(0).enqueued_ports, 0) | uint64_t{1} << in->port();
-    const bool all = every_port();
-    for (uint16_t id : cfg.port_ids) {
-      if (!(all || ((touched >> id) & 1))) continue;
-      dp_->tx_poll(id, now_ps / 1000);  // the arrival may have crossed XOFF
-      Sink& sk = sinks[id];
-      // A port with new work, or whose pause a received PFC frame just changed.
-      const uint64_t next = dp_->next_tx_ps(id, now_ps);
-      if (!sk.scheduled || next < sk.next_ps) {
-        sk.scheduled = next != UINT64_MAX;
-        sk.next_ps = next;
-      }
-    }
   }
   upstream_ = Json::array();
   for (auto& s : senders) {
