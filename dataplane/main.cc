@@ -1,5 +1,6 @@
 // rocelb-dp: the switch. `replay` runs pcaps through it in virtual time;
-// `run` forwards live on DPDK ports until SIGINT/SIGTERM.
+// `fabric` runs a leaf-spine of them with the hosts' RoCE NICs in virtual
+// time; `run` forwards live on DPDK ports until SIGINT/SIGTERM.
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -9,7 +10,9 @@
 
 #include "control/config_loader.h"
 #include "control/control_server.h"
+#include "control/units.h"
 #include "dataplane/engines/eal.h"
+#include "dataplane/engines/fabric_engine.h"
 #include "dataplane/engines/live_engine.h"
 #include "dataplane/engines/replay_engine.h"
 #include "dataplane/mgmt/control_service.h"
@@ -101,6 +104,75 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
     return 1;
   }
   return 0;
+}
+
+struct FabricArgs {
+  std::string topology, workload, out_dir, until, window = "100us";
+  std::vector<std::string> sets, captures;
+  uint64_t seed = 1;
+  bool quiet = false;
+};
+
+void print_fabric_result(const FabricResult& r, const std::string& out_dir) {
+  std::ifstream f(out_dir + "/summary.json");
+  const Json s = Json::parse(f, nullptr, false);
+  std::printf("flows finished %llu of %llu; virtual time %.3f ms in %.1f s wall (%.0f events/s)\n",
+              (unsigned long long)r.flows_finished, (unsigned long long)r.flows, r.sim_ns / 1e6,
+              r.wall_s, r.wall_s > 0 ? r.events / r.wall_s : 0.0);
+  if (!s.is_discarded() && s.contains("slowdown")) {
+    std::printf("%-8s %8s %10s %8s %8s\n", "flows", "count", "avg", "p50", "p99");
+    for (const char* g : {"small", "medium", "large", "all"}) {
+      const Json& b = s["slowdown"]["by_size"][g];
+      std::printf("%-8s %8llu %10.3f %8.3f %8.3f\n", g,
+                  (unsigned long long)b["count"].get<uint64_t>(), b["average"].get<double>(),
+                  b["p50"].get<double>(), b["p99"].get<double>());
+    }
+  }
+  std::printf("outputs in %s%s\n", out_dir.c_str(),
+              r.conserved ? "" : " — a switch's counters do NOT balance");
+}
+
+int cmd_fabric(const FabricArgs& a) {
+  uint64_t until_ns = 0, window_ns = 0;
+  std::string why;
+  if (!a.until.empty() && (!parse_duration_ns(a.until, until_ns, &why) || until_ns == 0)) {
+    std::cerr << "rocelb-dp: --until " << a.until << ": " << (why.empty() ? "must be > 0" : why)
+              << "\n";
+    return kExitUsage;
+  }
+  if (!parse_duration_ns(a.window, window_ns, &why) || window_ns == 0) {
+    std::cerr << "rocelb-dp: --link-window " << a.window << ": "
+              << (why.empty() ? "must be > 0" : why) << "\n";
+    return kExitUsage;
+  }
+  try {
+    Topology topo = load_topology_file(a.topology, a.sets);
+    Workload wl = load_workload_file(a.workload, topo, a.seed);
+    eal_start(eal_args_for_replay(8192));
+    NicParams nic = topo.nic;
+    FabricEngine engine(std::move(topo), nic, std::move(wl), a.seed);
+    FabricRunOptions opt;
+    opt.out_dir = a.out_dir;
+    opt.until_ns = until_ns;
+    opt.captures = a.captures;
+    opt.link_window_ns = window_ns;
+    opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
+                       " --seed " + std::to_string(a.seed);
+    for (const auto& s : a.sets) opt.command_line += " --set " + s;
+    const FabricResult r = engine.run(opt);
+    if (!a.quiet) print_fabric_result(r, a.out_dir);
+    return r.conserved ? 0 : 1;
+  } catch (const TopologyError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+  } catch (const WorkloadError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+  } catch (const FabricError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return 1;
+  }
+  return kExitUsage;
 }
 
 // The control thread: serves the socket and reloads on SIGHUP until stop.
@@ -216,6 +288,27 @@ int main(int argc, char** argv) {
   replay->add_flag("--trace", trace,
                    "write trace.jsonl: one JSON line per load-balancing decision");
 
+  auto* fabric = app.add_subcommand(
+      "fabric", "a leaf-spine of switches and RoCE NICs in virtual time: flow completion times");
+  FabricArgs fa;
+  fabric->add_option("--topology", fa.topology, "fabric file (configs/fabrics/)")->required();
+  fabric->add_option("--workload", fa.workload, "workload file (configs/workloads/)")->required();
+  fabric
+      ->add_option("--out-dir", fa.out_dir,
+                   "where flows.csv, summary.json, links.csv and counters go")
+      ->required();
+  fabric->add_option("--set", fa.sets,
+                     "[SWITCH:]KEY.PATH=VALUE: every switch's (or one's) config; nic.KEY=VALUE: "
+                     "the NICs' (repeatable)");
+  fabric->add_option("--seed", fa.seed, "seed of the workload, the hashes and the ports (1)");
+  fabric->add_option("--until", fa.until,
+                     "stop at this virtual time (default: when every flow finished, at most 1s "
+                     "after the last start)");
+  fabric->add_option("--capture", fa.captures,
+                     "SWITCH:PORT or HOST: write what it sends to capture-*.pcap (repeatable)");
+  fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
+  fabric->add_flag("--quiet", fa.quiet, "print nothing on success");
+
   auto* run = app.add_subcommand("run", "forward live on DPDK ports until SIGINT/SIGTERM");
   std::vector<std::string> eal;
   std::string counters_out;
@@ -240,5 +333,6 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitUsage;
   }
   if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace);
+  if (*fabric) return cmd_fabric(fa);
   return cmd_run(config, sets, eal, counters_out);
 }

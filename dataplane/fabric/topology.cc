@@ -10,6 +10,7 @@
 #include "control/config_loader.h"
 #include "control/default_config.h"
 #include "control/units.h"
+#include "control/yaml_override.h"
 #include "control/yaml_util.h"
 
 namespace rocelb {
@@ -63,9 +64,9 @@ class ShapeReader {
            "a topology is a map of leaves, spines, hosts_per_leaf, host_speed, uplink_speed, "
            "link_delay and switch_config (found " +
                yaml_kind(root) + ")");
-    static const std::vector<std::string> known = {"leaves",       "spines",       "hosts_per_leaf",
-                                                   "host_speed",   "uplink_speed", "link_delay",
-                                                   "switch_config"};
+    static const std::vector<std::string> known = {
+        "leaves",       "spines",     "hosts_per_leaf", "host_speed",
+        "uplink_speed", "link_delay", "switch_config",  "nic"};
     for (auto it = root.begin(); it != root.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
       if (std::find(known.begin(), known.end(), key) == known.end()) {
@@ -217,6 +218,31 @@ YAML::Node spine_config(const YAML::Node& base, const Shape& s, uint32_t sp) {
   return doc;
 }
 
+// "nic.KEY=VALUE" (or "nic=..."): an override of the hosts' NICs.
+bool is_nic_override(const std::string& o) {
+  return o.compare(0, 3, "nic") == 0 && (o.size() == 3 || o[3] == '.' || o[3] == '=');
+}
+
+// The hosts' NIC knobs: the file's `nic` map with the nic.* overrides.
+NicParams nic_params(const YAML::Node& root, const std::vector<std::string>& overrides,
+                     const std::string& source) {
+  YAML::Node doc(YAML::NodeType::Map);
+  doc["nic"] = root["nic"] ? YAML::Clone(root["nic"]) : YAML::Node(YAML::NodeType::Map);
+  for (const std::string& o : overrides) {
+    if (!is_nic_override(o)) continue;
+    try {
+      apply_override(doc, o);
+    } catch (const ConfigError& e) {
+      throw TopologyError(source + ": " + e.what());
+    }
+  }
+  try {
+    return load_nic_params(doc["nic"], source);
+  } catch (const NicParamsError& e) {
+    throw TopologyError(e.what());
+  }
+}
+
 // The --set lines for each switch, by index. "NAME:KEY=VALUE" for one switch;
 // a colon after the '=' belongs to the value (a MAC, an IPv6 address).
 std::vector<std::vector<std::string>> split_overrides(const std::vector<std::string>& overrides,
@@ -237,6 +263,7 @@ std::vector<std::vector<std::string>> split_overrides(const std::vector<std::str
       out[size_t(it - switches.begin())].push_back(o.substr(colon + 1));
       continue;
     }
+    if (is_nic_override(o)) continue;  // the NICs': load_topology_text
     const bool group_key = o.compare(0, 6, "groups") == 0 &&
                            (o.size() == 6 || o[6] == '.' || o[6] == '=' || o[6] == '[');
     for (size_t i = 0; i < switches.size(); ++i)
@@ -330,6 +357,7 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
       throw TopologyError(why.rfind(source, 0) == 0 ? why : source + ": " + why);
     }
   }
+  t.nic = nic_params(root, overrides, source_name);
   for (uint32_t l = 0; l < s.leaves; ++l)
     for (uint32_t i = 0; i < s.hosts_per_leaf; ++i) {
       FabricHost h;

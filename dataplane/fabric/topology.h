@@ -10,6 +10,7 @@
 //   switch_config: FILE   optional: the config every switch starts from (its
 //                         QoS, PFC/ECN and groups.uplinks settings; relative
 //                         to the topology file); default: the embedded default
+//   nic: {...}            optional: the hosts' RoCE NIC knobs (nic_params.h)
 // Names: switches leaf0.., spine0..; hosts h0.. leaf by leaf (h0..h7 on leaf0
 // when hosts_per_leaf is 8). Generated addressing (IPv4):
 //   host i of leaf l         10.l.i.2/24, MAC 02:00:0a:LL:II:02; leaf l's port i
@@ -19,7 +20,8 @@
 //   leaf routes              0.0.0.0/0 to group `uplinks` (its spine neighbours)
 //   spine routes             10.l.0.0/16 via leaf l
 // Overrides ("--set"): "KEY.PATH=VALUE" goes to every switch (spines, which
-// have no group, skip groups.*), "NAME:KEY.PATH=VALUE" to switch NAME only.
+// have no group, skip groups.*), "NAME:KEY.PATH=VALUE" to switch NAME only,
+// "nic.KEY.PATH=VALUE" to every host's NIC.
 // Errors (TopologyError) name the file, the key path and the rule; a switch
 // config the loader refuses names the switch ("fabric.yaml: leaf0: ...").
 #pragma once
@@ -33,6 +35,7 @@
 
 #include "control/config_params.h"
 #include "control/net_types.h"
+#include "dataplane/fabric/nic_params.h"
 
 namespace rocelb {
 
@@ -77,6 +80,7 @@ struct Topology {
   std::vector<FabricSwitch> switches;  // leaves first, then spines
   std::vector<FabricHost> hosts;
   std::vector<FabricLink> links;
+  NicParams nic;  // every host's NIC
 
   std::optional<uint32_t> switch_index(std::string_view name) const;
   std::optional<uint32_t> host_index(std::string_view name) const;

@@ -131,7 +131,7 @@ TEST(Topology, EachBadKeyGetsOneClearError) {
   EXPECT_EQ(error_of(base + "leaves: [2]\n"), "t.yaml: leaves: must be an integer (found a list)");
   EXPECT_EQ(error_of(base + "leaves: 2\nleafs: 3\n"),
             "t.yaml: leafs: unknown key (known: leaves, spines, hosts_per_leaf, host_speed, "
-            "uplink_speed, link_delay, switch_config)");
+            "uplink_speed, link_delay, switch_config, nic)");
   EXPECT_EQ(error_of("leaves: 2\nspines: 8\nhosts_per_leaf: 60\nhost_speed: 100G\n"
                      "uplink_speed: 100G\nlink_delay: 1us\n"),
             "t.yaml: hosts_per_leaf: hosts_per_leaf + spines is 68: a leaf has at most 64 ports");
@@ -186,4 +186,36 @@ TEST(Topology, TheShippedFabricsLoad) {
 }
 
 }  // namespace
+
+TEST(Topology, NicKnobsComeFromTheFileAndNicOverrides) {
+  const std::string base =
+      "leaves: 2\nspines: 2\nhosts_per_leaf: 2\nhost_speed: 100G\nuplink_speed: 100G\n"
+      "link_delay: 1us\n";
+  const Topology plain = load_topology_text(base, "t.yaml", ".");
+  EXPECT_EQ(plain.nic.mtu, 1024u);
+  EXPECT_EQ(plain.nic.loss_recovery, LossRecovery::kGoBackN);
+  const Topology t = load_topology_text(base + "nic: {mtu: 4096}\n", "t.yaml", ".",
+                                        {"nic.loss_recovery=selective_repeat",
+                                         "nic.dcqcn.enabled=false", "qos.pfc_enable=[]"});
+  EXPECT_EQ(t.nic.mtu, 4096u);
+  EXPECT_EQ(t.nic.loss_recovery, LossRecovery::kSelectiveRepeat);
+  EXPECT_FALSE(t.nic.dcqcn.enabled);
+  // nic.* went to the NICs only; the switch override still reached every switch.
+  for (const FabricSwitch& s : t.switches) {
+    EXPECT_EQ(s.overrides, std::vector<std::string>{"qos.pfc_enable=[]"}) << s.name;
+  }
+  try {
+    load_topology_text(base, "t.yaml", ".", {"nic.mtu=1000"});
+    ADD_FAILURE() << "mtu 1000 was accepted";
+  } catch (const TopologyError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml: nic.mtu"), std::string::npos) << e.what();
+  }
+  try {
+    load_topology_text(base + "nic: {mtus: 1024}\n", "t.yaml", ".");
+    ADD_FAILURE() << "an unknown NIC key was accepted";
+  } catch (const TopologyError& e) {
+    EXPECT_NE(std::string(e.what()).find("nic.mtus"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace rocelb

@@ -1,0 +1,545 @@
+#include "dataplane/engines/fabric_engine.h"
+
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <optional>
+#include <queue>
+
+#include "dataplane/engines/mbuf_util.h"
+#include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/switch_clock.h"
+#include "dataplane/fabric/fabric_report.h"
+#include "dataplane/fabric/fabric_summary.h"
+#include "dataplane/fabric/ideal_fct.h"
+#include "dataplane/fabric/roce_nic.h"
+#include "dataplane/mgmt/counters_json.h"
+#include "dataplane/wire/pcap_file.h"
+#include "lb/lb_rng.h"
+
+namespace rocelb {
+
+namespace {
+
+constexpr uint64_t kNever = UINT64_MAX;
+constexpr uint64_t kDefaultGraceNs = 1'000'000'000;  // after the last flow start
+constexpr uint32_t kRingPerQueue = 16384;
+std::atomic<uint64_t> g_pool_seq{0};
+
+uint64_t wire_ps(uint64_t frame_bytes, uint64_t bps) {
+  const unsigned __int128 bits =
+      static_cast<unsigned __int128>(frame_bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull;
+  return static_cast<uint64_t>((bits + bps - 1) / bps);
+}
+
+enum class Ev : uint8_t {
+  kPort,       // a switch port's scheduled look (a = switch, b = port)
+  kToSwitch,   // a frame's last bit reaches switch a's port b
+  kToHost,     // a frame's last bit reaches host a's NIC
+  kHostWake,   // host a's NIC asked to be polled
+  kFlowStart,  // flow a starts
+};
+
+struct Event {
+  uint64_t t = 0;
+  uint64_t seq = 0;
+  Ev kind = Ev::kPort;
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint32_t len = 0;  // kToSwitch without an mbuf: the frame's length
+  rte_mbuf* m = nullptr;
+};
+
+struct Later {
+  bool operator()(const Event& x, const Event& y) const {
+    return x.t != y.t ? x.t > y.t : x.seq > y.seq;
+  }
+};
+
+// The far end of a wire, as seen from the end that sends.
+struct Peer {
+  bool to_host = false;
+  uint32_t index = 0;  // switch or host
+  uint16_t port = 0;   // switch port
+  uint64_t speed_bps = 0;
+  uint64_t delay_ps = 0;
+  bool connected = false;
+};
+
+// Bytes a sender put on its wire, per window of the run (links.csv).
+struct LinkMeter {
+  std::string from, to;
+  uint64_t speed_bps = 0;
+  std::vector<uint64_t> bytes;  // per window
+  void add(uint64_t start_ps, uint64_t wire_bytes, uint64_t window_ps) {
+    const size_t w = static_cast<size_t>(start_ps / window_ps);
+    if (bytes.size() <= w) bytes.resize(w + 1, 0);
+    bytes[w] += wire_bytes;
+  }
+};
+
+struct SwitchNode {
+  std::string name;
+  std::unique_ptr<Dataplane> dp;
+  std::unique_ptr<SwitchClock> clock;
+  std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
+  std::array<Peer, kMaxPorts> peer{};
+  std::array<uint32_t, kMaxPorts> meter{};  // index into links
+  std::array<std::unique_ptr<PcapWriter>, kMaxPorts> capture{};
+};
+
+struct HostNode {
+  std::unique_ptr<RoceNic> nic;
+  uint64_t sched = kNever;  // time of the live kHostWake event
+  Peer peer;
+  uint32_t meter = 0;
+  std::unique_ptr<PcapWriter> capture;
+};
+
+std::string port_name(const std::string& sw, uint16_t port) {
+  std::string s = sw;
+  s += ':';
+  s += std::to_string(port);
+  return s;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  f.close();
+  if (!f) throw FabricError("cannot write " + path);
+}
+
+uint64_t peak_rss_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_maxrss);
+}
+
+}  // namespace
+
+struct FabricEngine::Impl {
+  Topology topo;
+  NicParams nic_params;
+  Workload workload;
+  uint64_t seed = 1;
+  rte_mempool* pool = nullptr;
+  std::vector<SwitchNode> sw;
+  std::vector<HostNode> hosts;
+  std::vector<LinkMeter> links;
+  std::vector<FlowRecord> records;
+  std::vector<uint64_t> ideal_ps;
+
+  // The run's state.
+  std::priority_queue<Event, std::vector<Event>, Later> heap;
+  uint64_t seq = 0;
+  uint64_t window_ps = 100'000'000;
+  std::vector<uint8_t> buf;
+  std::vector<uint8_t> scratch;
+  uint64_t finished = 0;
+  uint64_t frames_lost_no_buffer = 0;
+  // Phases (all_to_all): flows of phase k wait for every flow of phase k-1.
+  std::vector<uint64_t> phase_left;
+  std::vector<std::vector<uint32_t>> phase_flows;
+  size_t next_flow = 0;  // the next phase-0 flow to start (flows are in start order)
+
+  void push(uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m = nullptr, uint32_t len = 0) {
+    heap.push(Event{t, seq++, kind, a, b, len, m});
+  }
+
+  void build();
+  void open_captures(const std::vector<std::string>& specs, OutputDir& out,
+                     std::vector<std::string>& names);
+  void schedule_switch(uint32_t s);
+  void schedule_host(uint32_t h, uint64_t now_ps);
+  void send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps);
+  void host_send(uint32_t h, uint64_t now_ps);
+  void start_flow(uint32_t f, uint64_t now_ps);
+  void collect(uint32_t h, uint64_t now_ps);
+  void release_events();
+};
+
+FabricEngine::FabricEngine(Topology topo, NicParams nic, Workload workload, uint64_t seed)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->topo = std::move(topo);
+  impl_->nic_params = nic;
+  impl_->workload = std::move(workload);
+  impl_->seed = seed;
+  impl_->build();
+}
+
+FabricEngine::~FabricEngine() {
+  impl_->release_events();
+  impl_->sw.clear();  // Dataplanes free their queued mbufs into the pool
+  impl_->hosts.clear();
+  rte_mempool_free(impl_->pool);
+}
+
+void FabricEngine::Impl::release_events() {
+  while (!heap.empty()) {
+    if (heap.top().m) rte_pktmbuf_free(heap.top().m);
+    heap.pop();
+  }
+}
+
+void FabricEngine::Impl::build() {
+  // One pool for the fabric: a frame crosses switches without a copy. Its
+  // buffers hold the largest frame the NICs make in one segment.
+  const uint32_t room =
+      std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, roce_data_frame_bytes(nic_params.mtu) + 64);
+  // Enough for every queue of a loaded fabric; a pool that runs dry drops
+  // with reason no_buffer, never silently.
+  const unsigned mbufs = std::clamp<unsigned>(
+      32'768 * static_cast<unsigned>(topo.switches.size()) - 1, 65'535, 262'143);
+  const std::string name = "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1));
+  pool = rte_pktmbuf_pool_create(name.c_str(), mbufs, 256, 0,
+                                 static_cast<uint16_t>(room + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
+  if (!pool)
+    throw std::runtime_error("cannot create the packet pool: " +
+                             std::string(rte_strerror(rte_errno)));
+
+  sw.resize(topo.switches.size());
+  for (size_t i = 0; i < topo.switches.size(); ++i) {
+    ConfigParams p = topo.switches[i].params;
+    // Switches in a row must not hash alike, and another seed is another
+    // draw of collisions.
+    p.sw.hash_seed = mix_seed(p.sw.hash_seed, mix_seed(seed, i + 1));
+    SwitchNode& n = sw[i];
+    n.name = topo.switches[i].name;
+    n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kRingPerQueue, 0);
+    n.dp->set_control_pool(pool);
+    n.clock = std::make_unique<SwitchClock>(*n.dp);
+    n.sched.fill(kNever);
+  }
+  auto add_meter = [&](std::string from, std::string to, uint64_t speed) {
+    links.push_back(LinkMeter{std::move(from), std::move(to), speed, {}});
+    return static_cast<uint32_t>(links.size() - 1);
+  };
+  // A switch port sends at its configured speed (so `--set
+  // leaf0:ports[5].speed=25G` makes that one direction slower).
+  auto speed_of = [&](uint32_t s, uint16_t port) {
+    return sw[s].dp->config().ports[port].speed_bps;
+  };
+  for (const FabricLink& l : topo.links) {
+    SwitchNode& a = sw[l.a_sw];
+    SwitchNode& b = sw[l.b_sw];
+    const uint64_t ab = speed_of(l.a_sw, l.a_port), ba = speed_of(l.b_sw, l.b_port);
+    a.peer[l.a_port] = Peer{false, l.b_sw, l.b_port, ab, l.delay_ns * 1000, true};
+    b.peer[l.b_port] = Peer{false, l.a_sw, l.a_port, ba, l.delay_ns * 1000, true};
+    a.meter[l.a_port] = add_meter(port_name(a.name, l.a_port), port_name(b.name, l.b_port), ab);
+    b.meter[l.b_port] = add_meter(port_name(b.name, l.b_port), port_name(a.name, l.a_port), ba);
+  }
+  hosts.resize(topo.hosts.size());
+  for (size_t h = 0; h < topo.hosts.size(); ++h) {
+    const FabricHost& fh = topo.hosts[h];
+    NicAddress addr;
+    addr.mac = fh.mac.b;
+    addr.gateway_mac = fh.gateway_mac.b;
+    addr.ipv4 = fh.ip.v4_host_order();
+    addr.speed_bps = fh.speed_bps;
+    hosts[h].nic = std::make_unique<RoceNic>(nic_params, addr);
+    hosts[h].peer = Peer{false, fh.sw, fh.port, fh.speed_bps, fh.delay_ns * 1000, true};
+    SwitchNode& leaf = sw[fh.sw];
+    const uint64_t down = speed_of(fh.sw, fh.port);
+    leaf.peer[fh.port] = Peer{true, static_cast<uint32_t>(h), 0, down, fh.delay_ns * 1000, true};
+    hosts[h].meter = add_meter(fh.name, port_name(leaf.name, fh.port), fh.speed_bps);
+    leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), fh.name, down);
+  }
+
+  // Flow records, their ideal FCTs, and the phases.
+  records.resize(workload.flows.size());
+  for (size_t i = 0; i < workload.flows.size(); ++i) {
+    const FabricFlow& f = workload.flows[i];
+    FlowRecord& r = records[i];
+    r.id = f.id;
+    r.src = topo.hosts[f.src].name;
+    r.dst = topo.hosts[f.dst].name;
+    r.size_bytes = f.size_bytes;
+    r.ideal_fct_ns =
+        (ideal_fct_ps(host_path(topo, f.src, f.dst), f.size_bytes, nic_params.mtu) + 999) / 1000;
+    if (phase_left.size() <= f.phase) {
+      phase_left.resize(f.phase + 1, 0);
+      phase_flows.resize(f.phase + 1);
+    }
+    ++phase_left[f.phase];
+    if (f.phase > 0) phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
+  }
+  buf.resize(16384);
+  scratch.resize(16384);
+}
+
+void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, OutputDir& out,
+                                       std::vector<std::string>& names) {
+  for (const std::string& spec : specs) {
+    const auto colon = spec.find(':');
+    std::string file;
+    if (colon == std::string::npos) {
+      const auto h = topo.host_index(spec);
+      if (!h)
+        throw FabricError("--capture " + spec + ": \"" + spec +
+                          "\" is neither a host nor SWITCH:PORT");
+      file = "capture-" + spec + ".pcap";
+      if (!hosts[*h].capture) hosts[*h].capture = std::make_unique<PcapWriter>(out.staged(file));
+    } else {
+      const std::string swname = spec.substr(0, colon), port = spec.substr(colon + 1);
+      const auto s = topo.switch_index(swname);
+      if (!s) throw FabricError("--capture " + spec + ": no switch \"" + swname + "\"");
+      if (port.empty() || port.size() > 2 ||
+          port.find_first_not_of("0123456789") != std::string::npos ||
+          !sw[*s].peer[std::stoul(port)].connected)
+        throw FabricError("--capture " + spec + ": " + swname + " has no connected port \"" + port +
+                          "\"");
+      const uint16_t p = static_cast<uint16_t>(std::stoul(port));
+      file = "capture-" + swname + "-" + std::to_string(p) + ".pcap";
+      if (!sw[*s].capture[p]) sw[*s].capture[p] = std::make_unique<PcapWriter>(out.staged(file));
+    }
+    if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
+  }
+}
+
+void FabricEngine::Impl::schedule_switch(uint32_t s) {
+  SwitchNode& n = sw[s];
+  uint64_t changed = n.clock->take_changed();
+  while (changed) {
+    const uint16_t port = static_cast<uint16_t>(__builtin_ctzll(changed));
+    changed &= changed - 1;
+    const uint64_t t = n.clock->next_ps(port);
+    if (t < n.sched[port]) {
+      n.sched[port] = t;
+      push(t, Ev::kPort, s, port);
+    }
+  }
+}
+
+void FabricEngine::Impl::schedule_host(uint32_t h, uint64_t now_ps) {
+  // The NIC says when it could act; never before now.
+  const uint64_t t = std::max(hosts[h].nic->next_wakeup_ps(), now_ps);
+  if (t < hosts[h].sched) {
+    hosts[h].sched = t;
+    push(t, Ev::kHostWake, h, 0);
+  }
+}
+
+void FabricEngine::Impl::send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps) {
+  const uint64_t at = start_ps + wire_ps(m->pkt_len, to.speed_bps) + to.delay_ps;
+  push(at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.to_host ? to.index : to.index, to.port, m,
+       m->pkt_len);
+}
+
+void FabricEngine::Impl::collect(uint32_t h, uint64_t now_ps) {
+  for (const NicFlowStats& st : hosts[h].nic->take_completed()) {
+    FlowRecord& r = records[st.flow_id];
+    r.finish_ns = st.finish_ps / 1000;
+    r.packets = st.packets;
+    r.retransmitted_packets = st.retransmitted_packets;
+    r.cnps_received = st.cnps_received;
+    ++finished;
+    const uint32_t ph = workload.flows[st.flow_id].phase;
+    if (--phase_left[ph] == 0 && ph + 1 < phase_flows.size())
+      for (uint32_t f : phase_flows[ph + 1])
+        push(now_ps + (workload.phase_gap_ns + workload.flows[f].start_ns) * 1000, Ev::kFlowStart,
+             f, 0);
+  }
+}
+
+void FabricEngine::Impl::start_flow(uint32_t i, uint64_t now_ps) {
+  const FabricFlow& f = workload.flows[i];
+  FlowRecord& r = records[i];
+  r.start_ns = now_ps / 1000;
+  // QPNs: one pair per flow (24 bits, never 0 or 1); the UDP source port a
+  // NIC would pick for a new QP: seeded, so another seed is another draw of
+  // ECMP collisions.
+  const uint32_t qpn = f.qp.value_or(static_cast<uint32_t>(0x100 + (i % 0xFFFE00)));
+  const uint32_t dst_qpn = static_cast<uint32_t>(0x100 + (i % 0xFFFE00));
+  const uint16_t sport =
+      f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(seed, f.id) & 0x3FFF)));
+  const uint8_t dscp = f.dscp.value_or(nic_params.data_dscp);
+  const uint32_t src_ip = topo.hosts[f.src].ip.v4_host_order();
+  const uint32_t dst_ip = topo.hosts[f.dst].ip.v4_host_order();
+  try {
+    hosts[f.dst].nic->accept_flow(dst_qpn, src_ip, qpn, sport, dscp, f.size_bytes);
+    hosts[f.src].nic->start_flow(i, qpn, dst_ip, dst_qpn, sport, dscp, f.size_bytes, now_ps);
+  } catch (const std::invalid_argument& e) {  // e.g. an explicit qp still busy
+    throw FabricError(workload.source + ": flow " + std::to_string(f.id) + " (" + r.src + " -> " +
+                      r.dst + " at " + std::to_string(r.start_ns) + " ns): " + e.what());
+  }
+  schedule_host(f.src, now_ps);
+  schedule_host(f.dst, now_ps);
+}
+
+void FabricEngine::Impl::host_send(uint32_t h, uint64_t now_ps) {
+  HostNode& host = hosts[h];
+  uint64_t start = now_ps;
+  const uint32_t len =
+      host.nic->poll(now_ps, buf.data(), static_cast<uint32_t>(buf.size()), &start);
+  if (len > 0) {
+    links[host.meter].add(start, len + kWireOverheadBytes, window_ps);
+    if (host.capture) host.capture->write(start / 1000, buf.data(), len);
+    rte_mbuf* m = mbuf_from_bytes(pool, buf.data(), len);
+    const uint64_t at = start + wire_ps(len, host.peer.speed_bps) + host.peer.delay_ps;
+    push(at, Ev::kToSwitch, host.peer.index, host.peer.port, m, len);  // m null: no buffer
+  }
+  collect(h, now_ps);
+  schedule_host(h, now_ps);
+}
+
+FabricResult FabricEngine::run(const FabricRunOptions& opt) {
+  Impl& I = *impl_;
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (opt.link_window_ns == 0) throw FabricError("the links.csv window must be > 0");
+  I.window_ps = opt.link_window_ns * 1000;
+
+  std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv"};
+  for (const SwitchNode& n : I.sw) names.push_back(n.name + ".counters.json");
+  std::optional<OutputDir> out;
+  try {
+    out.emplace(opt.out_dir);
+    I.open_captures(opt.captures, *out, names);
+    out->check(names);
+  } catch (const OutputDirError& e) {
+    throw FabricError(e.what());
+  }
+
+  for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->reset();
+  uint64_t last_start_ns = 0;
+  for (const FabricFlow& f : I.workload.flows)
+    if (f.phase == 0) last_start_ns = std::max(last_start_ns, f.start_ns);
+  // Phase 0 flows start at their times, one event ahead at a time.
+  auto push_next_flow = [&] {
+    while (I.next_flow < I.workload.flows.size() && I.workload.flows[I.next_flow].phase != 0)
+      ++I.next_flow;
+    if (I.next_flow < I.workload.flows.size()) {
+      I.push(I.workload.flows[I.next_flow].start_ns * 1000, Ev::kFlowStart,
+             static_cast<uint32_t>(I.next_flow), 1);
+      ++I.next_flow;
+    }
+  };
+  push_next_flow();
+
+  const uint64_t until_ps =
+      opt.until_ns ? opt.until_ns * 1000 : (last_start_ns + kDefaultGraceNs) * 1000;
+  FabricResult res;
+  res.flows = I.workload.flows.size();
+  uint64_t now = 0;
+  while (!I.heap.empty() && I.finished < res.flows) {
+    const Event e = I.heap.top();
+    if (e.t > until_ps) break;
+    I.heap.pop();
+    now = e.t;
+    ++res.events;
+    switch (e.kind) {
+      case Ev::kPort: {
+        SwitchNode& n = I.sw[e.a];
+        if (n.sched[e.b] != e.t) break;  // superseded by an earlier look
+        n.sched[e.b] = kNever;
+        n.clock->begin_event(now);
+        uint64_t start = 0;
+        const uint16_t port = static_cast<uint16_t>(e.b);
+        if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
+          const Peer& to = n.peer[port];
+          I.links[n.meter[port]].add(start, m->pkt_len + kWireOverheadBytes, I.window_ps);
+          if (n.capture[port])
+            n.capture[port]->write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len);
+          if (to.connected)
+            I.send_frame(to, m, start);
+          else
+            rte_pktmbuf_free(m);  // a port with no cable: the frame is gone
+        }
+        I.schedule_switch(e.a);
+        break;
+      }
+      case Ev::kToSwitch: {
+        SwitchNode& n = I.sw[e.a];
+        n.clock->begin_event(now);
+        n.clock->arrive(static_cast<uint16_t>(e.b), e.m, e.len, now);
+        I.schedule_switch(e.a);
+        break;
+      }
+      case Ev::kToHost: {
+        const uint8_t* bytes = mbuf_bytes(e.m, I.scratch.data());
+        I.hosts[e.a].nic->receive(bytes, e.m->pkt_len, now);
+        rte_pktmbuf_free(e.m);
+        I.collect(e.a, now);
+        I.schedule_host(e.a, now);
+        break;
+      }
+      case Ev::kHostWake: {
+        HostNode& h = I.hosts[e.a];
+        if (h.sched != e.t) break;
+        h.sched = kNever;
+        I.host_send(e.a, now);
+        break;
+      }
+      case Ev::kFlowStart:
+        I.start_flow(e.a, now);
+        if (e.b == 1) push_next_flow();
+        break;
+    }
+  }
+  res.sim_ns = now / 1000;
+  res.flows_finished = I.finished;
+
+  // Frames still on wires are dropped with the run; queued ones are flushed
+  // (counted `flushed` by their switch).
+  uint64_t on_wires = 0;
+  {
+    std::vector<Event> rest;
+    while (!I.heap.empty()) {
+      if (I.heap.top().m) ++on_wires;
+      rest.push_back(I.heap.top());
+      I.heap.pop();
+    }
+    for (Event& e : rest)
+      if (e.m) rte_pktmbuf_free(e.m);
+  }
+  std::vector<Json> counters;
+  for (SwitchNode& n : I.sw) {
+    n.dp->flush();
+    Json j = counters_to_json(*n.dp, n.dp->snapshot(), res.sim_ns);
+    j["switch"] = n.name;
+    res.conserved = res.conserved && j["totals"]["conserved"].get<bool>();
+    counters.push_back(std::move(j));
+  }
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  // Outputs, all together or none.
+  try {
+    for (size_t s = 0; s < I.sw.size(); ++s)
+      write_text(out->staged(I.sw[s].name + ".counters.json"), counters[s].dump(2) + "\n");
+    write_text(out->staged("flows.csv"), flows_csv(I.records));
+    std::vector<LinkUse> uses;
+    for (const LinkMeter& l : I.links) uses.push_back({l.from, l.to, l.speed_bps, l.bytes});
+    write_text(out->staged("links.csv"), links_csv(uses, opt.link_window_ns, res.sim_ns));
+    for (SwitchNode& n : I.sw)
+      for (auto& c : n.capture)
+        if (c) c->close();
+    for (HostNode& h : I.hosts)
+      if (h.capture) h.capture->close();
+    std::vector<const NicCounters*> nics;
+    for (const HostNode& h : I.hosts) nics.push_back(&h.nic->counters());
+    RunFacts facts;
+    facts.topology = I.topo.source;
+    facts.workload = I.workload.description;
+    facts.seed = I.seed;
+    facts.command_line = opt.command_line;
+    facts.sim_ns = res.sim_ns;
+    facts.wall_s = res.wall_s;
+    facts.events = res.events;
+    facts.peak_rss_kb = peak_rss_kb();
+    facts.frames_on_wires_at_end = on_wires;
+    write_text(out->staged("summary.json"),
+               fabric_summary(facts, I.records, counters, nics).dump(2) + "\n");
+    out->commit(names);
+  } catch (const OutputDirError& e) {
+    throw FabricError(e.what());
+  }
+  return res;
+}
+
+}  // namespace rocelb

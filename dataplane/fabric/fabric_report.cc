@@ -1,0 +1,147 @@
+#include "dataplane/fabric/fabric_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace rocelb {
+
+namespace {
+
+constexpr uint64_t kSmallBelow = 100'000;
+constexpr uint64_t kLargeFrom = 1'000'000;
+constexpr int kPercentileGroups = 20;
+
+double nearest_rank(const std::vector<double>& sorted, double pct) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(std::ceil(pct / 100.0 * static_cast<double>(sorted.size())));
+  rank = std::clamp<size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+nlohmann::ordered_json to_json(const SlowdownStats& s) {
+  nlohmann::ordered_json j;
+  j["count"] = s.count;
+  j["unfinished"] = s.unfinished;
+  j["average"] = s.average;
+  j["p50"] = s.p50;
+  j["p95"] = s.p95;
+  j["p99"] = s.p99;
+  return j;
+}
+
+}  // namespace
+
+std::optional<double> FlowRecord::slowdown() const {
+  const auto fct = fct_ns();
+  if (!fct || ideal_fct_ns == 0) return std::nullopt;
+  return static_cast<double>(*fct) / static_cast<double>(ideal_fct_ns);
+}
+
+SlowdownStats slowdown_stats(const std::vector<const FlowRecord*>& flows) {
+  SlowdownStats s;
+  std::vector<double> v;
+  v.reserve(flows.size());
+  for (const FlowRecord* f : flows) {
+    if (auto sd = f->slowdown())
+      v.push_back(*sd);
+    else
+      ++s.unfinished;
+  }
+  s.count = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.average = sum / static_cast<double>(v.size());
+  s.p50 = nearest_rank(v, 50);
+  s.p95 = nearest_rank(v, 95);
+  s.p99 = nearest_rank(v, 99);
+  return s;
+}
+
+std::string flows_csv(const std::vector<FlowRecord>& flows) {
+  std::string out =
+      "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,packets,"
+      "retransmitted_packets,cnps_received\n";
+  char buf[512];
+  for (const FlowRecord& f : flows) {
+    const auto fct = f.fct_ns();
+    const auto sd = f.slowdown();
+    char finish[32] = "", fct_s[32] = "", sd_s[32] = "";
+    if (f.finish_ns) std::snprintf(finish, sizeof finish, "%llu", (unsigned long long)*f.finish_ns);
+    if (fct) std::snprintf(fct_s, sizeof fct_s, "%llu", (unsigned long long)*fct);
+    if (sd) std::snprintf(sd_s, sizeof sd_s, "%.4f", *sd);
+    std::snprintf(buf, sizeof buf, "%llu,%s,%s,%llu,%llu,%s,%s,%llu,%s,%llu,%llu,%llu\n",
+                  (unsigned long long)f.id, f.src.c_str(), f.dst.c_str(),
+                  (unsigned long long)f.size_bytes, (unsigned long long)f.start_ns, finish, fct_s,
+                  (unsigned long long)f.ideal_fct_ns, sd_s, (unsigned long long)f.packets,
+                  (unsigned long long)f.retransmitted_packets, (unsigned long long)f.cnps_received);
+    out += buf;
+  }
+  return out;
+}
+
+nlohmann::ordered_json slowdown_summary(const std::vector<FlowRecord>& flows) {
+  std::vector<const FlowRecord*> small, medium, large, all;
+  for (const FlowRecord& f : flows) {
+    all.push_back(&f);
+    (f.size_bytes < kSmallBelow ? small : f.size_bytes < kLargeFrom ? medium : large).push_back(&f);
+  }
+  nlohmann::ordered_json by_size;
+  by_size["small"] = to_json(slowdown_stats(small));
+  by_size["small"]["sizes"] = "< 100KB";
+  by_size["medium"] = to_json(slowdown_stats(medium));
+  by_size["medium"]["sizes"] = "100KB .. 1MB";
+  by_size["large"] = to_json(slowdown_stats(large));
+  by_size["large"]["sizes"] = ">= 1MB";
+  by_size["all"] = to_json(slowdown_stats(all));
+
+  // HPCC-style: sorted by size (ties by id), 20 groups of 5 % of the flows.
+  std::vector<const FlowRecord*> sorted = all;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const FlowRecord* a, const FlowRecord* b) {
+    return a->size_bytes < b->size_bytes;
+  });
+  nlohmann::ordered_json pct = nlohmann::ordered_json::array();
+  const size_t n = sorted.size();
+  for (int g = 0; g < kPercentileGroups && n > 0; ++g) {
+    const size_t lo = n * g / kPercentileGroups, hi = n * (g + 1) / kPercentileGroups;
+    if (lo == hi) continue;
+    std::vector<const FlowRecord*> part(sorted.begin() + lo, sorted.begin() + hi);
+    nlohmann::ordered_json j;
+    j["percentile_from"] = g * 100 / kPercentileGroups;
+    j["percentile_to"] = (g + 1) * 100 / kPercentileGroups;
+    j["from_bytes"] = part.front()->size_bytes;
+    j["to_bytes"] = part.back()->size_bytes;
+    j.update(to_json(slowdown_stats(part)));
+    pct.push_back(j);
+  }
+  nlohmann::ordered_json out;
+  out["by_size"] = by_size;
+  out["by_size_percentile"] = pct;
+  return out;
+}
+
+}  // namespace rocelb
+
+namespace rocelb {
+
+std::string links_csv(const std::vector<LinkUse>& links, uint64_t window_ns, uint64_t end_ns) {
+  std::string out = "from,to,window_start_ns,tx_bytes,utilization\n";
+  const uint64_t windows = window_ns ? end_ns / window_ns + 1 : 0;
+  char buf[256];
+  for (const LinkUse& l : links)
+    for (uint64_t w = 0; w < windows; ++w) {
+      const uint64_t b = w < l.wire_bytes.size() ? l.wire_bytes[w] : 0;
+      const double util =
+          l.speed_bps ? static_cast<double>(b) * 8.0 * 1e9 /
+                            (static_cast<double>(l.speed_bps) * static_cast<double>(window_ns))
+                      : 0.0;
+      std::snprintf(buf, sizeof buf, "%s,%s,%llu,%llu,%.4f\n", l.from.c_str(), l.to.c_str(),
+                    (unsigned long long)(w * window_ns), (unsigned long long)b, util);
+      out += buf;
+    }
+  return out;
+}
+
+}  // namespace rocelb

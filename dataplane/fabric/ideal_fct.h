@@ -1,0 +1,42 @@
+// The ideal flow completion time: the same flow alone on the idle fabric.
+// Its packets leave the sender back to back, so the last one reaches the
+// receiver after the whole message has crossed the path's slowest link, plus
+// one packet's store and forward on every other link, plus the path's
+// propagation delay; the ACK of the last packet (sent at once: it asks for
+// one) then comes back the same way. With wire bytes w = frame + 20
+// (preamble and inter-frame gap), packets w_1..w_n, links l with speed s_l
+// and delay d_l, and b the slowest speed:
+//
+//   ideal = Σ_i w_i·8/b + Σ_l w_n·8/s_l − w_n·8/b + Σ_l d_l     (data)
+//         + Σ_l w_ack·8/s_l + Σ_l d_l                           (last ACK)
+//
+// Frames are RoCEv2 over IPv4 without VLAN: 14 + 20 + 8 + 12 (BTH) + payload
+// + pad to 4 + 4 (ICRC), at least 60 bytes; the ACK adds a 4-byte AETH.
+// Knobs: the NIC's MTU (payload bytes per packet). No counters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/fabric/topology.h"
+
+namespace rocelb {
+
+struct PathLink {
+  uint64_t speed_bps = 0;
+  uint64_t delay_ns = 0;
+};
+
+// The links from host `src` to host `dst` (indices into topo.hosts): the
+// source's host link, the leaf-spine-leaf hop through the spine whose two
+// links are fastest (none on one leaf), the destination's host link.
+std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst);
+
+// Frame bytes (no FCS) of a data packet with `payload` bytes, and of an ACK.
+uint32_t roce_data_frame_bytes(uint32_t payload);
+uint32_t roce_ack_frame_bytes();
+
+// In picoseconds.
+uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu);
+
+}  // namespace rocelb
