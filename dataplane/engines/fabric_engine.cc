@@ -292,7 +292,7 @@ void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, Ou
       if (!s) throw FabricError("--capture " + spec + ": no switch \"" + swname + "\"");
       if (port.empty() || port.size() > 2 ||
           port.find_first_not_of("0123456789") != std::string::npos ||
-          !sw[*s].peer[std::stoul(port)].connected)
+          std::stoul(port) >= kMaxPorts || !sw[*s].peer[std::stoul(port)].connected)
         throw FabricError("--capture " + spec + ": " + swname + " has no connected port \"" + port +
                           "\"");
       const uint16_t p = static_cast<uint16_t>(std::stoul(port));
