@@ -14,7 +14,9 @@
 #include "dataplane/engines/eal.h"
 #include "dataplane/engines/fabric_engine.h"
 #include "dataplane/engines/live_engine.h"
+#include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/replay_engine.h"
+#include "dataplane/fabric/topology_explicit.h"
 #include "dataplane/mgmt/control_service.h"
 #include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
@@ -107,7 +109,7 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
 }
 
 struct FabricArgs {
-  std::string topology, workload, out_dir, until, window = "100us";
+  std::string topology, workload, out_dir, until, window = "100us", export_dir;
   std::vector<std::string> sets, captures;
   uint64_t seed = 1;
   bool quiet = false;
@@ -132,7 +134,40 @@ void print_fabric_result(const FabricResult& r, const std::string& out_dir) {
               r.conserved ? "" : " — a switch's counters do NOT balance");
 }
 
+// --export DIR: the topology in the explicit form, to edit; nothing runs.
+int cmd_fabric_export(const FabricArgs& a) {
+  try {
+    const Topology topo = load_topology_file(a.topology, a.sets);
+    const auto files = export_explicit_topology(topo);
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(f.first);
+    OutputDir out(a.export_dir);
+    out.check(names);
+    for (const auto& [name, text] : files) {
+      std::ofstream f(out.staged(name));
+      f << text;
+      f.close();
+      if (!f) throw OutputDirError("cannot write " + out.staged(name));
+    }
+    out.commit(names);
+    if (!a.quiet)
+      std::printf("%zu files in %s: fabric.yaml and one config per switch\n", files.size(),
+                  a.export_dir.c_str());
+    return 0;
+  } catch (const TopologyError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+  } catch (const OutputDirError& e) {
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+  }
+  return kExitUsage;
+}
+
 int cmd_fabric(const FabricArgs& a) {
+  if (!a.export_dir.empty()) return cmd_fabric_export(a);
+  if (a.workload.empty() || a.out_dir.empty()) {
+    std::cerr << "rocelb-dp: fabric needs --workload and --out-dir (or --export DIR)\n";
+    return kExitUsage;
+  }
   uint64_t until_ns = 0, window_ns = 0;
   std::string why;
   if (!a.until.empty() && (!parse_duration_ns(a.until, until_ns, &why) || until_ns == 0)) {
@@ -292,11 +327,12 @@ int main(int argc, char** argv) {
       "fabric", "a leaf-spine of switches and RoCE NICs in virtual time: flow completion times");
   FabricArgs fa;
   fabric->add_option("--topology", fa.topology, "fabric file (configs/fabrics/)")->required();
-  fabric->add_option("--workload", fa.workload, "workload file (configs/workloads/)")->required();
-  fabric
-      ->add_option("--out-dir", fa.out_dir,
-                   "where flows.csv, summary.json, links.csv and counters go")
-      ->required();
+  fabric->add_option("--workload", fa.workload, "workload file (configs/workloads/)");
+  fabric->add_option("--out-dir", fa.out_dir,
+                     "where flows.csv, summary.json, links.csv and counters go");
+  fabric->add_option("--export", fa.export_dir,
+                     "write the topology in the explicit form (fabric.yaml and one config per "
+                     "switch) to this folder, to edit; runs nothing");
   fabric->add_option("--set", fa.sets,
                      "[SWITCH:]KEY.PATH=VALUE: every switch's (or one's) config; nic.KEY=VALUE: "
                      "the NICs' (repeatable)");

@@ -407,6 +407,13 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   }
 
   for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->reset();
+  // Links the topology has down: both ends, for the whole run.
+  for (const FabricLink& l : I.topo.links)
+    if (!l.up) {
+      I.sw[l.a_sw].clock->link(l.a_port, false, 0);
+      I.sw[l.b_sw].clock->link(l.b_port, false, 0);
+    }
+  for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->take_changed();
   uint64_t last_start_ns = 0;
   for (const FabricFlow& f : I.workload.flows)
     if (f.phase == 0) last_start_ns = std::max(last_start_ns, f.start_ns);

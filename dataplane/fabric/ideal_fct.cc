@@ -29,25 +29,44 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
   const FabricHost& a = topo.hosts.at(src);
   const FabricHost& b = topo.hosts.at(dst);
   std::vector<PathLink> path{{a.speed_bps, a.delay_ns}};
-  if (a.sw != b.sw) {
-    // Through the spine whose slower link to the two leaves is fastest.
-    PathLink up{}, down{};
-    uint64_t best = 0;
-    for (const FabricLink& x : topo.links) {
-      if (x.a_sw != a.sw) continue;
-      for (const FabricLink& y : topo.links) {
-        if (y.a_sw != b.sw || y.b_sw != x.b_sw) continue;
-        const uint64_t slow = std::min(x.speed_bps, y.speed_bps);
-        if (slow > best) {
-          best = slow;
-          up = {x.speed_bps, x.delay_ns};
-          down = {y.speed_bps, y.delay_ns};
-        }
+  // Between the two switches: the fewest hops over links that are up, and
+  // among those the path whose slowest link is fastest (then the least
+  // delay). Breadth first, keeping per switch the best way in.
+  const size_t n = topo.switches.size();
+  struct Best {
+    uint32_t hops = UINT32_MAX;
+    uint64_t slowest = 0, delay = 0;
+    int via_link = -1;  // index into topo.links
+    uint32_t from = 0;
+  };
+  std::vector<Best> best(n);
+  best[a.sw] = {0, UINT64_MAX, 0, -1, a.sw};
+  std::vector<uint32_t> frontier{a.sw};
+  while (!frontier.empty() && best[b.sw].hops == UINT32_MAX) {
+    std::vector<uint32_t> next;
+    for (uint32_t u : frontier)
+      for (size_t i = 0; i < topo.links.size(); ++i) {
+        const FabricLink& l = topo.links[i];
+        if (!l.up || (l.a_sw != u && l.b_sw != u)) continue;
+        const uint32_t v = l.a_sw == u ? l.b_sw : l.a_sw;
+        const Best cand{best[u].hops + 1, std::min(best[u].slowest, l.speed_bps),
+                        best[u].delay + l.delay_ns, static_cast<int>(i), u};
+        Best& bv = best[v];
+        if (bv.hops < cand.hops) continue;
+        if (bv.hops == UINT32_MAX) next.push_back(v);
+        if (bv.hops > cand.hops || cand.slowest > bv.slowest ||
+            (cand.slowest == bv.slowest && cand.delay < bv.delay))
+          bv = cand;
       }
-    }
-    path.push_back(up);
-    path.push_back(down);
+    frontier = std::move(next);
   }
+  if (a.sw != b.sw && best[b.sw].hops == UINT32_MAX) return {};  // no way through
+  std::vector<PathLink> middle;
+  for (uint32_t v = b.sw; v != a.sw; v = best[v].from) {
+    const FabricLink& l = topo.links[static_cast<size_t>(best[v].via_link)];
+    middle.push_back({l.speed_bps, l.delay_ns});
+  }
+  path.insert(path.end(), middle.rbegin(), middle.rend());
   path.push_back({b.speed_bps, b.delay_ns});
   return path;
 }

@@ -28,8 +28,10 @@ struct PathLink {
 };
 
 // The links from host `src` to host `dst` (indices into topo.hosts): the
-// source's host link, the leaf-spine-leaf hop through the spine whose two
-// links are fastest (none on one leaf), the destination's host link.
+// source's host link, the fewest switch-to-switch hops over links that are
+// up (of those, the one whose slowest link is fastest, then the least
+// delay), the destination's host link. Empty when no path is up (the ideal
+// is then 0 and the flow has no slowdown).
 std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst);
 
 // Frame bytes (no FCS) of a data packet with `payload` bytes, and of an ACK.

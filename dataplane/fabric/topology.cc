@@ -12,11 +12,12 @@
 #include "control/units.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
+#include "dataplane/fabric/topology_explicit.h"
+#include "dataplane/fabric/topology_keys.h"
 
 namespace rocelb {
 namespace {
 
-constexpr uint64_t kMaxLinkDelayNs = 1'000'000'000;
 constexpr uint32_t kMaxLeaves = 99;  // host subnets are 10.l.0.0/16
 constexpr uint32_t kMaxSpines = 99;  // link subnets are 10.(100+s).0.0/16
 
@@ -24,6 +25,7 @@ struct Shape {
   uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
   uint64_t host_speed = 0, uplink_speed = 0, delay_ns = 0;
   std::string switch_config;  // a path, or empty
+  uint32_t port_mtu = 1500;   // IP packet bytes: fits the NICs' RoCE MTU
 };
 
 std::string v4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
@@ -54,27 +56,19 @@ std::string host_mac(uint32_t l, uint32_t i) {
 }
 
 // Reads the generated form's keys with one clear error per rule.
-class ShapeReader {
+class ShapeReader : public topology_detail::KeyReader {
  public:
-  ShapeReader(std::string source) : source_(std::move(source)) {}
+  using KeyReader::KeyReader;
 
   Shape read(const YAML::Node& root) const {
     if (!root.IsMap())
       fail("",
            "a topology is a map of leaves, spines, hosts_per_leaf, host_speed, uplink_speed, "
-           "link_delay and switch_config (found " +
+           "link_delay and switch_config, or of switches, links and hosts (found " +
                yaml_kind(root) + ")");
-    static const std::vector<std::string> known = {
-        "leaves",       "spines",     "hosts_per_leaf", "host_speed",
-        "uplink_speed", "link_delay", "switch_config",  "nic"};
-    for (auto it = root.begin(); it != root.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        std::string list;
-        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(key.empty() ? "" : key, "unknown key (known: " + list + ")");
-      }
-    }
+    only(root, "",
+         {"leaves", "spines", "hosts_per_leaf", "host_speed", "uplink_speed", "link_delay",
+          "switch_config", "nic"});
     for (const char* k :
          {"leaves", "spines", "hosts_per_leaf", "host_speed", "uplink_speed", "link_delay"})
       if (!root[k]) fail("", std::string("missing required key \"") + k + "\"");
@@ -97,55 +91,17 @@ class ShapeReader {
     }
     return s;
   }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
-    throw TopologyError(source_ + ": " + (key.empty() ? "" : key + ": ") + why);
-  }
-
- private:
-  std::string scalar(const YAML::Node& n, const std::string& key, const char* what) const {
-    if (!n.IsScalar()) fail(key, std::string("must be ") + what + " (found " + yaml_kind(n) + ")");
-    return n.Scalar();
-  }
-  uint32_t count(const YAML::Node& n, const std::string& key, uint32_t max) const {
-    const std::string t = scalar(n, key, "an integer");
-    const bool digits = !t.empty() && t.size() <= 9 && std::all_of(t.begin(), t.end(), [](char c) {
-      return c >= '0' && c <= '9';
-    });
-    const uint32_t v = digits ? uint32_t(std::stoul(t)) : 0;
-    if (!digits || v < 1 || v > max)
-      fail(key, quote(t) + ": must be an integer 1.." + std::to_string(max));
-    return v;
-  }
-  uint64_t speed(const YAML::Node& n, const std::string& key) const {
-    const std::string t = scalar(n, key, "a speed");
-    uint64_t bps = 0;
-    std::string why;
-    if (!parse_speed_bps(t, bps, &why)) fail(key, quote(t) + ": " + why);
-    if (bps < 1'000'000 || bps > 1'600'000'000'000)
-      fail(key, quote(t) + ": speed must be 1M .. 1.6T");
-    return bps;
-  }
-  uint64_t duration(const YAML::Node& n, const std::string& key) const {
-    const std::string t = scalar(n, key, "a duration");
-    uint64_t ns = 0;
-    std::string why;
-    if (!parse_duration_ns(t, ns, &why)) fail(key, quote(t) + ": " + why);
-    if (ns > kMaxLinkDelayNs) fail(key, quote(t) + ": delay must be 0 .. 1s");
-    return ns;
-  }
-
-  std::string source_;
 };
 
 YAML::Node port_node(uint32_t id, const std::string& name, uint64_t speed, const std::string& mac,
-                     const std::string& ipv4) {
+                     const std::string& ipv4, uint32_t mtu) {
   YAML::Node p(YAML::NodeType::Map);
   p["id"] = id;
   p["name"] = name;
   p["speed"] = format_speed_bps(speed);
   p["mac"] = mac;
   p["ipv4"] = ipv4;
+  p["mtu"] = mtu;
   return p;
 }
 
@@ -166,14 +122,14 @@ YAML::Node leaf_config(const YAML::Node& base, const Shape& s, uint32_t l) {
   YAML::Node ports(YAML::NodeType::Sequence), neighbors(YAML::NodeType::Sequence);
   for (uint32_t i = 0; i < s.hosts_per_leaf; ++i) {
     ports.push_back(port_node(i, numbered("h", l * s.hosts_per_leaf + i), s.host_speed,
-                              leaf_mac(l, i), v4(10, l, i, 1) + "/24"));
+                              leaf_mac(l, i), v4(10, l, i, 1) + "/24", s.port_mtu));
     neighbors.push_back(neighbor_node(v4(10, l, i, 2), host_mac(l, i), i));
   }
   YAML::Node members(YAML::NodeType::Sequence);
   for (uint32_t sp = 0; sp < s.spines; ++sp) {
     const uint32_t port = s.hosts_per_leaf + sp;
     ports.push_back(port_node(port, numbered("spine", sp), s.uplink_speed, leaf_mac(l, port),
-                              v4(10, 100 + sp, l, 1) + "/24"));
+                              v4(10, 100 + sp, l, 1) + "/24", s.port_mtu));
     neighbors.push_back(neighbor_node(v4(10, 100 + sp, l, 2), spine_mac(sp, l), port));
     members.push_back(v4(10, 100 + sp, l, 2));
   }
@@ -204,7 +160,7 @@ YAML::Node spine_config(const YAML::Node& base, const Shape& s, uint32_t sp) {
   for (uint32_t l = 0; l < s.leaves; ++l) {
     const uint32_t leaf_port = s.hosts_per_leaf + sp;
     ports.push_back(port_node(l, numbered("leaf", l), s.uplink_speed, spine_mac(sp, l),
-                              v4(10, 100 + sp, l, 2) + "/24"));
+                              v4(10, 100 + sp, l, 2) + "/24", s.port_mtu));
     neighbors.push_back(neighbor_node(v4(10, 100 + sp, l, 1), leaf_mac(l, leaf_port), l));
     YAML::Node r(YAML::NodeType::Map);
     r["prefix"] = v4(10, l, 0, 0) + "/16";
@@ -216,60 +172,6 @@ YAML::Node spine_config(const YAML::Node& base, const Shape& s, uint32_t sp) {
   doc.remove("groups");
   doc["routes"] = routes;
   return doc;
-}
-
-// "nic.KEY=VALUE" (or "nic=..."): an override of the hosts' NICs.
-bool is_nic_override(const std::string& o) {
-  return o.compare(0, 3, "nic") == 0 && (o.size() == 3 || o[3] == '.' || o[3] == '=');
-}
-
-// The hosts' NIC knobs: the file's `nic` map with the nic.* overrides.
-NicParams nic_params(const YAML::Node& root, const std::vector<std::string>& overrides,
-                     const std::string& source) {
-  YAML::Node doc(YAML::NodeType::Map);
-  doc["nic"] = root["nic"] ? YAML::Clone(root["nic"]) : YAML::Node(YAML::NodeType::Map);
-  for (const std::string& o : overrides) {
-    if (!is_nic_override(o)) continue;
-    try {
-      apply_override(doc, o);
-    } catch (const ConfigError& e) {
-      throw TopologyError(source + ": " + e.what());
-    }
-  }
-  try {
-    return load_nic_params(doc["nic"], source);
-  } catch (const NicParamsError& e) {
-    throw TopologyError(e.what());
-  }
-}
-
-// The --set lines for each switch, by index. "NAME:KEY=VALUE" for one switch;
-// a colon after the '=' belongs to the value (a MAC, an IPv6 address).
-std::vector<std::vector<std::string>> split_overrides(const std::vector<std::string>& overrides,
-                                                      const std::vector<FabricSwitch>& switches,
-                                                      const std::string& source) {
-  std::vector<std::vector<std::string>> out(switches.size());
-  for (const std::string& o : overrides) {
-    const size_t eq = o.find('=');
-    const size_t colon = o.find(':');
-    if (colon != std::string::npos && (eq == std::string::npos || colon < eq)) {
-      const std::string name = o.substr(0, colon);
-      auto it = std::find_if(switches.begin(), switches.end(),
-                             [&](const FabricSwitch& s) { return s.name == name; });
-      if (it == switches.end())
-        throw TopologyError(source + ": --set " + o + ": no such switch " + quote(name) +
-                            " (switches: " + switches.front().name + ".." + switches.back().name +
-                            ")");
-      out[size_t(it - switches.begin())].push_back(o.substr(colon + 1));
-      continue;
-    }
-    if (is_nic_override(o)) continue;  // the NICs': load_topology_text
-    const bool group_key = o.compare(0, 6, "groups") == 0 &&
-                           (o.size() == 6 || o[6] == '.' || o[6] == '=' || o[6] == '[');
-    for (size_t i = 0; i < switches.size(); ++i)
-      if (!(group_key && switches[i].role == SwitchRole::kSpine)) out[i].push_back(o);
-  }
-  return out;
 }
 
 IpAddr ip_of(const std::string& text) {
@@ -306,8 +208,13 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
   } catch (const YAML::Exception& e) {
     throw TopologyError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
   }
+  if (root.IsMap() && root["switches"])
+    return load_explicit_topology(root, source_name, base_dir, overrides);
   const ShapeReader reader(source_name);
-  const Shape s = reader.read(root);
+  Shape s = reader.read(root);
+  std::string nic_yaml;
+  const NicParams nic = topology_detail::nic_params(root, overrides, source_name, &nic_yaml);
+  s.port_mtu = std::max<uint32_t>(1500, nic.mtu + 64);
 
   std::string base_text(embedded_default_config());
   std::string base_name = "the default config";
@@ -343,21 +250,16 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
     t.switches.push_back({numbered("spine", sp), SwitchRole::kSpine, {}, {}, {}});
     docs.push_back(spine_config(base, s, sp));
   }
-  const auto per_switch = split_overrides(overrides, t.switches, source_name);
+  std::vector<bool> has_groups;
+  for (const FabricSwitch& sw : t.switches) has_groups.push_back(sw.role == SwitchRole::kLeaf);
+  const auto per_switch =
+      topology_detail::split_overrides(overrides, t.switches, has_groups, source_name);
   for (size_t i = 0; i < t.switches.size(); ++i) {
-    FabricSwitch& sw = t.switches[i];
-    sw.config_yaml = YAML::Dump(docs[i]) + "\n";
-    sw.overrides = per_switch[i];
-    try {
-      sw.params = load_config_node(docs[i], source_name + ": " + sw.name, sw.overrides);
-    } catch (const ConfigError& e) {
-      // The loader names its source in file errors, not in --set ones.
-      const std::string source = source_name + ": " + sw.name;
-      const std::string why = e.what();
-      throw TopologyError(why.rfind(source, 0) == 0 ? why : source + ": " + why);
-    }
+    t.switches[i].overrides = per_switch[i];
+    topology_detail::load_switch(t.switches[i], docs[i], source_name);
   }
-  t.nic = nic_params(root, overrides, source_name);
+  t.nic = nic;
+  t.nic_yaml = nic_yaml;
   for (uint32_t l = 0; l < s.leaves; ++l)
     for (uint32_t i = 0; i < s.hosts_per_leaf; ++i) {
       FabricHost h;

@@ -1,6 +1,8 @@
 // A leaf-spine fabric for closed-loop experiments: its switches (each a full,
 // validated rocelb config), its hosts and the links between them. Loaded from
-// the generated form (configs/fabrics/*.yaml), whose top-level keys are
+// the explicit form (a file with `switches`, `links` and `hosts`:
+// topology_explicit.h) or the generated form (configs/fabrics/*.yaml), whose
+// top-level keys are
 //   leaves: 2             1..99
 //   spines: 2             1..99, and hosts_per_leaf + spines <= 64 (ports per switch)
 //   hosts_per_leaf: 4     1..64
@@ -10,7 +12,9 @@
 //   switch_config: FILE   optional: the config every switch starts from (its
 //                         QoS, PFC/ECN and groups.uplinks settings; relative
 //                         to the topology file); default: the embedded default
-//   nic: {...}            optional: the hosts' RoCE NIC knobs (nic_params.h)
+//   nic: {...}            optional: the hosts' RoCE NIC knobs (nic_params.h);
+//                         every port's mtu fits the NIC's (max(1500, mtu + 64)
+//                         bytes of IP packet)
 // Names: switches leaf0.., spine0..; hosts h0.. leaf by leaf (h0..h7 on leaf0
 // when hosts_per_leaf is 8). Generated addressing (IPv4):
 //   host i of leaf l         10.l.i.2/24, MAC 02:00:0a:LL:II:02; leaf l's port i
@@ -72,6 +76,7 @@ struct FabricLink {
   uint16_t a_port = 0, b_port = 0;
   uint64_t speed_bps = 0;
   uint64_t delay_ns = 0;
+  bool up = true;  // explicit form's `state: down`: both ends down all run
 };
 
 struct Topology {
@@ -80,7 +85,8 @@ struct Topology {
   std::vector<FabricSwitch> switches;  // leaves first, then spines
   std::vector<FabricHost> hosts;
   std::vector<FabricLink> links;
-  NicParams nic;  // every host's NIC
+  NicParams nic;         // every host's NIC
+  std::string nic_yaml;  // the `nic` map those came from, overrides applied
 
   std::optional<uint32_t> switch_index(std::string_view name) const;
   std::optional<uint32_t> host_index(std::string_view name) const;

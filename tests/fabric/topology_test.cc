@@ -144,7 +144,8 @@ TEST(Topology, EachBadKeyGetsOneClearError) {
             "t.yaml: link_delay: \"2s\": delay must be 0 .. 1s");
   EXPECT_EQ(error_of("- 1\n"),
             "t.yaml: a topology is a map of leaves, spines, hosts_per_leaf, host_speed, "
-            "uplink_speed, link_delay and switch_config (found a list)");
+            "uplink_speed, link_delay and switch_config, or of switches, links and hosts "
+            "(found a list)");
   EXPECT_EQ(error_of("leaves: [\n").rfind("t.yaml:2:1: invalid YAML: ", 0), 0u)
       << error_of("leaves: [\n");
   EXPECT_EQ(error_of(std::string(kSmall) + "switch_config: /nonexistent/x.yaml\n"),

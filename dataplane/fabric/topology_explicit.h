@@ -1,0 +1,47 @@
+// The explicit topology form, for custom and asymmetric fabrics: every
+// switch with its own config file, every link and host listed.
+//
+//   switches:                 name -> config file (relative to this file),
+//     leaf0: leaf0.yaml         or {config: FILE}; a switch with hosts is a
+//     spine0: {config: s.yaml}  leaf, the others spines (for inter_leaf
+//                               workloads and groups.* overrides: a switch
+//                               whose config has no groups skips them)
+//   links:
+//     - {a: leaf0:4, b: spine0:0, delay: 1us}           both ports in their
+//     - {a: leaf0:5, b: spine1:0, delay: 5us, state: down}  configs; speed
+//                               optional and, if given, equal to both
+//                               ports' configured speeds; state up|down
+//                               (down: both ends' links are down all run)
+//   hosts:
+//     - {name: h0, at: leaf0:0, ip: 10.0.0.2, delay: 1us}   mac optional
+//                               (default 02:00:0b:HH:HH:02 from the host's
+//                               index); speed: the switch port's; gateway:
+//                               that port's MAC and IPv4 address
+//   nic: {...}                the hosts' NICs (nic_params.h)
+//
+// A port takes one link or one host. Names: switches and hosts are
+// letters, digits, '_' and '-'. Errors name the file, the key path
+// (links[2].b) and the rule. Knobs and counters: none.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "dataplane/fabric/topology.h"
+
+namespace rocelb {
+
+Topology load_explicit_topology(const YAML::Node& root, const std::string& source,
+                                const std::string& base_dir,
+                                const std::vector<std::string>& overrides);
+
+// Any topology (a generated one, say) in the explicit form, to edit: the
+// files `fabric.yaml` and `<switch>.yaml` (each switch's config with its
+// overrides applied; comments are not kept), as (name, text) pairs.
+// Loading fabric.yaml again gives the same switches, links and hosts.
+std::vector<std::pair<std::string, std::string>> export_explicit_topology(const Topology& t);
+
+}  // namespace rocelb

@@ -1,0 +1,57 @@
+// What the two topology forms share (topology.cc: generated leaf-spine;
+// topology_explicit.cc: switches, links and hosts listed): reading scalar
+// keys with one error per rule ("FILE: KEY: rule"), routing --set lines to
+// switches and NICs, loading one switch's config. Internal to
+// rocelb_fabric. Knobs: none. Counters: none.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "dataplane/fabric/topology.h"
+
+namespace rocelb::topology_detail {
+
+inline constexpr uint64_t kMaxLinkDelayNs = 1'000'000'000;
+
+class KeyReader {
+ public:
+  explicit KeyReader(std::string source) : source_(std::move(source)) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const;
+  std::string scalar(const YAML::Node& n, const std::string& key, const char* what) const;
+  uint32_t count(const YAML::Node& n, const std::string& key, uint32_t max) const;  // 1..max
+  uint64_t speed(const YAML::Node& n, const std::string& key) const;                // 1M .. 1.6T
+  uint64_t duration(const YAML::Node& n, const std::string& key) const;             // 0 .. 1 s
+  // Every key of map `n` (at `path`, "" for the top) is one of `known`.
+  void only(const YAML::Node& n, const std::string& path,
+            const std::vector<std::string>& known) const;
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+// "nic.KEY=VALUE" (or "nic=..."): an override of the hosts' NICs.
+bool is_nic_override(const std::string& o);
+
+// The --set lines for each switch, by index: "NAME:KEY=VALUE" for one
+// switch; otherwise every switch, except that groups.* skips switches
+// without groups (`has_groups`).
+std::vector<std::vector<std::string>> split_overrides(const std::vector<std::string>& overrides,
+                                                      const std::vector<FabricSwitch>& switches,
+                                                      const std::vector<bool>& has_groups,
+                                                      const std::string& source);
+
+// The hosts' NIC knobs: the file's `nic` map with the nic.* overrides.
+// `yaml_out`, when given, gets the merged `nic:` map as YAML text.
+NicParams nic_params(const YAML::Node& root, const std::vector<std::string>& overrides,
+                     const std::string& source, std::string* yaml_out = nullptr);
+
+// Fills sw.config_yaml, sw.overrides (given) and sw.params from `doc`;
+// a config the loader refuses is a TopologyError naming the switch.
+void load_switch(FabricSwitch& sw, const YAML::Node& doc, const std::string& source);
+
+}  // namespace rocelb::topology_detail
