@@ -98,6 +98,30 @@ TEST_F(FabricCli, BadInputIsOneLineAndExitTwoWithNothingWritten) {
   }
 }
 
+TEST_F(FabricCli, ExportWritesAnExplicitFabricThatRuns) {
+  const std::string exp = (dir_ / "exp").string();
+  const auto r = fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") +
+                        " --export " + exp + " --set 'leaf0:ports[5].speed=40G'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"fabric.yaml", "leaf0.yaml", "leaf1.yaml", "spine0.yaml", "spine1.yaml"})
+    EXPECT_TRUE(fs::exists(dir_ / "exp" / f)) << f;
+  EXPECT_NE(test::read_file(dir_ / "exp" / "leaf0.yaml").find("speed: 40G"), std::string::npos);
+  const auto run = fabric("--topology " + exp + "/fabric.yaml --workload " +
+                          src("configs/workloads/two_flows.yaml") + " --quiet --out-dir " +
+                          (dir_ / "out").string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  // An existing export is not overwritten piecemeal: a file in the way of
+  // one output stops the export before anything is written.
+  fs::create_directories(dir_ / "exp2" / "spine1.yaml");
+  const auto again = fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") +
+                            " --export " + (dir_ / "exp2").string());
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "exp2" / "fabric.yaml"));
+  const auto none = fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml"));
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--workload and --out-dir"), std::string::npos) << none.err;
+}
+
 TEST_F(FabricCli, TheSweepPrintsOneRowPerRun) {
   const auto r =
       run_command(src("tools/fabric-sweep") + " --rocelb-dp " + bin("dataplane/rocelb-dp") +
