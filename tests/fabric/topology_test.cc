@@ -173,8 +173,8 @@ TEST(Topology, SwitchConfigIsRelativeToTheTopologyFile) {
 }
 
 TEST(Topology, TheShippedFabricsLoad) {
-  for (const char* name :
-       {"leaf_spine_2x2_8h", "leaf_spine_32_100G_OS2", "leaf_spine_128_100G_OS2"}) {
+  for (const char* name : {"leaf_spine_2x2_8h", "leaf_spine_32_100G_OS2", "leaf_spine_128_100G_OS2",
+                           "leaf_spine_32_100G_OS2_conweave"}) {
     const Topology t =
         load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/" + name + ".yaml");
     EXPECT_EQ(t.hosts.size(), size_t(t.leaves) * t.hosts_per_leaf) << name;
@@ -184,6 +184,13 @@ TEST(Topology, TheShippedFabricsLoad) {
                                           "/configs/fabrics/leaf_spine_128_100G_OS2.yaml");
   EXPECT_EQ(big.hosts.size(), 128u);
   EXPECT_EQ(big.switches.size(), 16u);
+  // The ConWeave settings reach the switches and the NICs.
+  const Topology cw = load_topology_file(std::string(ROCELB_SOURCE_DIR) +
+                                         "/configs/fabrics/leaf_spine_32_100G_OS2_conweave.yaml");
+  EXPECT_EQ(cw.nic.dcqcn.rpg_ai_rate, 40u);
+  EXPECT_EQ(cw.nic.dcqcn.rpg_byte_reset, 0u);
+  EXPECT_EQ(cw.switches[0].params.qos.lossless.wred[3].min_bytes, 100'000u);
+  EXPECT_TRUE(cw.switches[0].params.qos.lossless.pfc.dynamic);
 }
 
 }  // namespace
@@ -195,9 +202,9 @@ TEST(Topology, NicKnobsComeFromTheFileAndNicOverrides) {
   const Topology plain = load_topology_text(base, "t.yaml", ".");
   EXPECT_EQ(plain.nic.mtu, 1024u);
   EXPECT_EQ(plain.nic.loss_recovery, LossRecovery::kGoBackN);
-  const Topology t = load_topology_text(base + "nic: {mtu: 4096}\n", "t.yaml", ".",
-                                        {"nic.loss_recovery=selective_repeat",
-                                         "nic.dcqcn.enabled=false", "qos.pfc_enable=[]"});
+  const Topology t = load_topology_text(
+      base + "nic: {mtu: 4096}\n", "t.yaml", ".",
+      {"nic.loss_recovery=selective_repeat", "nic.dcqcn.enabled=false", "qos.pfc_enable=[]"});
   EXPECT_EQ(t.nic.mtu, 4096u);
   EXPECT_EQ(t.nic.loss_recovery, LossRecovery::kSelectiveRepeat);
   EXPECT_FALSE(t.nic.dcqcn.enabled);
