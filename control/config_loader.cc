@@ -1367,9 +1367,10 @@ ConfigParams load_config_node(const YAML::Node& document, const std::string& sou
   return validate_document(root, source_name, overrides, runtime);
 }
 
-std::string read_config_file(const std::string& path) {
+std::string read_config_file(const std::string& path, const char* what) {
   auto cannot = [&](int err) {
-    return ConfigError("cannot read config file " + quote(path) + ": " + std::strerror(err));
+    return ConfigError(std::string("cannot read ") + what + " " + quote(path) + ": " +
+                       std::strerror(err));
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw cannot(errno);

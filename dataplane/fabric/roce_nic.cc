@@ -18,6 +18,18 @@
 namespace rocelb {
 namespace {
 
+// A free slot of `v` (a freed one first, else a new one at the end).
+template <typename T>
+uint32_t take_slot(std::vector<T>& v, std::vector<uint32_t>& free) {
+  if (!free.empty()) {
+    const uint32_t slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  v.emplace_back();
+  return static_cast<uint32_t>(v.size() - 1);
+}
+
 constexpr uint32_t kPsnMask = 0xffffff;
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;  // bits per byte × ps per s
@@ -243,14 +255,7 @@ void RoceNic::start_flow(uint64_t flow_id, uint32_t qpn, uint32_t dst_ipv4, uint
                                 " is already known");
   if (size > kMaxMessage)
     throw std::invalid_argument("RoceNic::start_flow: a message is at most 2^31 bytes");
-  uint32_t slot;
-  if (!sq_free_.empty()) {
-    slot = sq_free_.back();
-    sq_free_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(sq_.size());
-    sq_.emplace_back();
-  }
+  const uint32_t slot = take_slot(sq_, sq_free_);
   SendQp& q = sq_[slot];
   std::vector<uint64_t> retx = std::move(q.retx);
   retx.clear();
@@ -524,14 +529,7 @@ void RoceNic::accept_flow(uint32_t qpn, uint32_t src_ipv4, uint32_t src_qpn, uin
   if (size > kMaxMessage)
     throw std::invalid_argument("RoceNic::accept_flow: a message is at most 2^31 bytes");
   rx_done_.erase(qpn);
-  uint32_t slot;
-  if (!rq_free_.empty()) {
-    slot = rq_free_.back();
-    rq_free_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(rq_.size());
-    rq_.emplace_back();
-  }
+  const uint32_t slot = take_slot(rq_, rq_free_);
   RecvQp& r = rq_[slot];
   std::vector<uint64_t> bitmap = std::move(r.bitmap);
   const uint32_t gen = r.gen + 1;

@@ -284,13 +284,9 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
 Topology load_topology_file(const std::string& path, const std::vector<std::string>& overrides) {
   std::string text;
   try {
-    text = read_config_file(path);
+    text = read_config_file(path, "topology file");
   } catch (const ConfigError& e) {
-    // "cannot read config file "PATH": why", said of a topology file.
-    std::string why = e.what();
-    if (const size_t at = why.find("config file"); at != std::string::npos)
-      why.replace(at, 6, "topology");
-    throw TopologyError(why);
+    throw TopologyError(e.what());
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return load_topology_text(text, path, dir.empty() ? "." : dir, overrides);

@@ -448,13 +448,9 @@ Workload load_workload_text(const std::string& text, const std::string& source_n
 Workload load_workload_file(const std::string& path, const Topology& topo, uint64_t seed) {
   std::string text;
   try {
-    text = read_config_file(path);
+    text = read_config_file(path, "workload file");
   } catch (const ConfigError& e) {
-    // "cannot read config file "PATH": why", said of a workload file.
-    std::string why = e.what();
-    if (const size_t at = why.find("config file"); at != std::string::npos)
-      why.replace(at, 6, "workload");
-    throw WorkloadError(why);
+    throw WorkloadError(e.what());
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return load_workload_text(text, path, dir.empty() ? "." : dir, topo, seed);
