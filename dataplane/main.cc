@@ -62,9 +62,56 @@ bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
   return true;
 }
 
+// --timeline, --events, --events-filter and --pcapng, as both replay and
+// fabric take them.
+struct RecordArgs {
+  std::string timeline, filter;
+  bool events = false, pcapng = false;
+  void add_to(CLI::App* cmd, const char* outputs) {
+    cmd->add_option("--timeline", timeline,
+                    "INTERVAL (e.g. 10us): write timeline.csv, queues, rates, PFC and members "
+                    "every INTERVAL of virtual time");
+    cmd->add_flag("--events", events,
+                  "write events.jsonl: one line per packet event (arrive, enqueue, mark, drop, "
+                  "dequeue, PFC, load-balancing decision)");
+    cmd->add_option("--events-filter", filter,
+                    "keep only matching events: port=N,class=N,qp=N,src=IP,dst=IP,sport=N,dport=N");
+    cmd->add_flag("--pcapng", pcapng, outputs);
+  }
+  // False (and `why`) on a bad value.
+  bool parse(RecordOptions& out, std::string& why) const {
+    if (!timeline.empty()) {
+      std::string w;
+      if (!parse_duration_ns(timeline, out.timeline_ns, &w) || out.timeline_ns == 0) {
+        why = "--timeline " + timeline + ": " + (w.empty() ? "must be > 0" : w);
+        return false;
+      }
+    }
+    if (!filter.empty() && !events) {
+      why = "--events-filter needs --events";
+      return false;
+    }
+    try {
+      if (!filter.empty()) out.filter = EventFilter::parse(filter);
+    } catch (const std::invalid_argument& e) {
+      why = e.what();
+      return false;
+    }
+    out.events = events;
+    out.pcapng = pcapng;
+    return true;
+  }
+};
+
 int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
                const std::vector<std::string>& ins, const std::vector<std::string>& events,
-               const std::string& out_dir, bool quiet, bool trace) {
+               const std::string& out_dir, bool quiet, bool trace, const RecordArgs& ra) {
+  RecordOptions record;
+  std::string bad;
+  if (!ra.parse(record, bad)) {
+    std::cerr << "rocelb-dp: " << bad << "\n";
+    return kExitUsage;
+  }
   std::vector<ReplayInput> inputs;
   for (const auto& s : ins) {
     ReplayInput in;
@@ -92,7 +139,7 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
     eal_start(eal_args_for_replay(1024));
     ReplayEngine engine(SwitchConfig::build(params), 65535);
     engine.set_link_events(parse_link_events(events, engine.dataplane().config()));
-    const ReplayStats st = engine.run(inputs, out_dir, trace);
+    const ReplayStats st = engine.run(inputs, out_dir, trace, record);
     if (!quiet) {
       std::cout << counters_table(engine.counters());
       std::cout << "virtual time " << (st.last_ns - st.first_ns) / 1000.0 << " us, outputs in "
@@ -113,6 +160,7 @@ struct FabricArgs {
   std::vector<std::string> sets, captures;
   uint64_t seed = 1;
   bool quiet = false;
+  RecordArgs record;
 };
 
 void print_fabric_result(const FabricResult& r, const std::string& out_dir) {
@@ -180,6 +228,11 @@ int cmd_fabric(const FabricArgs& a) {
               << (why.empty() ? "must be > 0" : why) << "\n";
     return kExitUsage;
   }
+  RecordOptions record;
+  if (!a.record.parse(record, why)) {
+    std::cerr << "rocelb-dp: " << why << "\n";
+    return kExitUsage;
+  }
   try {
     Topology topo = load_topology_file(a.topology, a.sets);
     Workload wl = load_workload_file(a.workload, topo, a.seed);
@@ -191,6 +244,7 @@ int cmd_fabric(const FabricArgs& a) {
     opt.until_ns = until_ns;
     opt.captures = a.captures;
     opt.link_window_ns = window_ns;
+    opt.record = record;
     opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
                        " --seed " + std::to_string(a.seed);
     for (const auto& s : a.sets) opt.command_line += " --set " + s;
@@ -322,6 +376,10 @@ int main(int argc, char** argv) {
   bool trace = false;
   replay->add_flag("--trace", trace,
                    "write trace.jsonl: one JSON line per load-balancing decision");
+  RecordArgs record;
+  record.add_to(replay,
+                "write port<ID>.pcapng (instead of .pcap) with a comment per packet "
+                "saying what the switch did");
 
   auto* fabric = app.add_subcommand(
       "fabric", "a leaf-spine of switches and RoCE NICs in virtual time: flow completion times");
@@ -344,6 +402,9 @@ int main(int argc, char** argv) {
                      "SWITCH:PORT or HOST: write what it sends to capture-*.pcap (repeatable)");
   fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
   fabric->add_flag("--quiet", fa.quiet, "print nothing on success");
+  fa.record.add_to(fabric,
+                   "write --capture files as pcapng with a comment per packet saying "
+                   "what the switch did");
 
   auto* run = app.add_subcommand("run", "forward live on DPDK ports until SIGINT/SIGTERM");
   std::vector<std::string> eal;
@@ -368,7 +429,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace);
+  if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace, record);
   if (*fabric) return cmd_fabric(fa);
   return cmd_run(config, sets, eal, counters_out);
 }

@@ -12,8 +12,10 @@
 #include <optional>
 #include <queue>
 
+#include "dataplane/engines/frame_sink.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/run_manifest.h"
 #include "dataplane/engines/switch_clock.h"
 #include "dataplane/fabric/fabric_report.h"
 #include "dataplane/fabric/fabric_summary.h"
@@ -91,7 +93,8 @@ struct SwitchNode {
   std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
   std::array<Peer, kMaxPorts> peer{};
   std::array<uint32_t, kMaxPorts> meter{};  // index into links
-  std::array<std::unique_ptr<PcapWriter>, kMaxPorts> capture{};
+  std::array<FrameSink, kMaxPorts> capture{};
+  SwitchRecorder* rec = nullptr;  // with RecordOptions: what the switch did, told as it goes
 };
 
 struct HostNode {
@@ -99,7 +102,7 @@ struct HostNode {
   uint64_t sched = kNever;  // time of the live kHostWake event
   Peer peer;
   uint32_t meter = 0;
-  std::unique_ptr<PcapWriter> capture;
+  FrameSink capture;
 };
 
 std::string port_name(const std::string& sw, uint16_t port) {
@@ -155,7 +158,7 @@ struct FabricEngine::Impl {
 
   void build();
   void open_captures(const std::vector<std::string>& specs, OutputDir& out,
-                     std::vector<std::string>& names);
+                     std::vector<std::string>& names, bool pcapng);
   void schedule_switch(uint32_t s);
   void schedule_host(uint32_t h, uint64_t now_ps);
   void send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps);
@@ -198,7 +201,7 @@ void FabricEngine::Impl::build() {
   const unsigned mbufs = std::clamp<unsigned>(
       32'768 * static_cast<unsigned>(topo.switches.size()) - 1, 65'535, 262'143);
   const std::string name = "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1));
-  pool = rte_pktmbuf_pool_create(name.c_str(), mbufs, 256, 0,
+  pool = rte_pktmbuf_pool_create(name.c_str(), mbufs, 256, kPacketNotePrivSize,
                                  static_cast<uint16_t>(room + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
   if (!pool)
     throw std::runtime_error("cannot create the packet pool: " +
@@ -275,7 +278,7 @@ void FabricEngine::Impl::build() {
 }
 
 void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, OutputDir& out,
-                                       std::vector<std::string>& names) {
+                                       std::vector<std::string>& names, bool pcapng) {
   for (const std::string& spec : specs) {
     const auto colon = spec.find(':');
     std::string file;
@@ -284,8 +287,8 @@ void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, Ou
       if (!h)
         throw FabricError("--capture " + spec + ": \"" + spec +
                           "\" is neither a host nor SWITCH:PORT");
-      file = "capture-" + spec + ".pcap";
-      if (!hosts[*h].capture) hosts[*h].capture = std::make_unique<PcapWriter>(out.staged(file));
+      file = FrameSink::file_name("capture-" + spec, pcapng);
+      if (!hosts[*h].capture.is_open()) hosts[*h].capture.open(out.staged(file), pcapng, spec);
     } else {
       const std::string swname = spec.substr(0, colon), port = spec.substr(colon + 1);
       const auto s = topo.switch_index(swname);
@@ -296,8 +299,9 @@ void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, Ou
         throw FabricError("--capture " + spec + ": " + swname + " has no connected port \"" + port +
                           "\"");
       const uint16_t p = static_cast<uint16_t>(std::stoul(port));
-      file = "capture-" + swname + "-" + std::to_string(p) + ".pcap";
-      if (!sw[*s].capture[p]) sw[*s].capture[p] = std::make_unique<PcapWriter>(out.staged(file));
+      file = FrameSink::file_name("capture-" + swname + "-" + std::to_string(p), pcapng);
+      if (!sw[*s].capture[p].is_open())
+        sw[*s].capture[p].open(out.staged(file), pcapng, port_name(swname, p));
     }
     if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
   }
@@ -328,8 +332,7 @@ void FabricEngine::Impl::schedule_host(uint32_t h, uint64_t now_ps) {
 
 void FabricEngine::Impl::send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps) {
   const uint64_t at = start_ps + wire_ps(m->pkt_len, to.speed_bps) + to.delay_ps;
-  push(at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.to_host ? to.index : to.index, to.port, m,
-       m->pkt_len);
+  push(at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.index, to.port, m, m->pkt_len);
 }
 
 void FabricEngine::Impl::collect(uint32_t h, uint64_t now_ps) {
@@ -380,7 +383,7 @@ void FabricEngine::Impl::host_send(uint32_t h, uint64_t now_ps) {
       host.nic->poll(now_ps, buf.data(), static_cast<uint32_t>(buf.size()), &start);
   if (len > 0) {
     links[host.meter].add(start, len + kWireOverheadBytes, window_ps);
-    if (host.capture) host.capture->write(start / 1000, buf.data(), len);
+    if (host.capture.is_open()) host.capture.write(start / 1000, buf.data(), len, {});
     rte_mbuf* m = mbuf_from_bytes(pool, buf.data(), len);
     const uint64_t at = start + wire_ps(len, host.peer.speed_bps) + host.peer.delay_ps;
     push(at, Ev::kToSwitch, host.peer.index, host.peer.port, m, len);  // m null: no buffer
@@ -395,16 +398,35 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   if (opt.link_window_ns == 0) throw FabricError("the links.csv window must be > 0");
   I.window_ps = opt.link_window_ns * 1000;
 
-  std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv"};
+  std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv", "run.json"};
   for (const SwitchNode& n : I.sw) names.push_back(n.name + ".counters.json");
+  if (opt.record.events) names.push_back("events.jsonl");
+  if (opt.record.timeline_ns) names.push_back("timeline.csv");
   std::optional<OutputDir> out;
   try {
     out.emplace(opt.out_dir);
-    I.open_captures(opt.captures, *out, names);
+    I.open_captures(opt.captures, *out, names, opt.record.pcapng);
     out->check(names);
   } catch (const OutputDirError& e) {
     throw FabricError(e.what());
   }
+  // What the switches did, as it happens (detached when the run ends).
+  std::optional<RunRecorder> recorder;
+  if (opt.record.any()) {
+    try {
+      recorder.emplace(opt.record, out->staged("events.jsonl"), out->staged("timeline.csv"), 0);
+    } catch (const std::runtime_error& e) {
+      throw FabricError(e.what());
+    }
+    for (SwitchNode& n : I.sw) n.rec = &recorder->add(n.name, *n.dp);
+  }
+  struct Forget {  // the recorders die with this run
+    std::vector<SwitchNode>& sw;
+    ~Forget() {
+      for (SwitchNode& n : sw) n.rec = nullptr;
+    }
+  } forget{I.sw};
+  std::string comment;
 
   for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->reset();
   // Links the topology has down: both ends, for the whole run.
@@ -440,6 +462,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
     I.heap.pop();
     now = e.t;
     ++res.events;
+    if (recorder) recorder->advance(now / 1000);
     switch (e.kind) {
       case Ev::kPort: {
         SwitchNode& n = I.sw[e.a];
@@ -451,8 +474,11 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
         if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
           const Peer& to = n.peer[port];
           I.links[n.meter[port]].add(start, m->pkt_len + kWireOverheadBytes, I.window_ps);
-          if (n.capture[port])
-            n.capture[port]->write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len);
+          const bool annotate = n.capture[port].pcapng();
+          if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment : nullptr);
+          if (n.capture[port].is_open())
+            n.capture[port].write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len,
+                                  annotate ? comment : std::string());
           if (to.connected)
             I.send_frame(to, m, start);
           else
@@ -464,6 +490,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
       case Ev::kToSwitch: {
         SwitchNode& n = I.sw[e.a];
         n.clock->begin_event(now);
+        if (n.rec) n.rec->arrive(static_cast<uint16_t>(e.b), e.m, e.len, now / 1000);
         n.clock->arrive(static_cast<uint16_t>(e.b), e.m, e.len, now);
         I.schedule_switch(e.a);
         break;
@@ -491,6 +518,13 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   }
   res.sim_ns = now / 1000;
   res.flows_finished = I.finished;
+  if (recorder) {  // before the queues are flushed: the last interval as the run left it
+    try {
+      recorder->finish(res.sim_ns);
+    } catch (const std::runtime_error& e) {
+      throw FabricError(e.what());
+    }
+  }
 
   // Frames still on wires are dropped with the run; queued ones are flushed
   // (counted `flushed` by their switch).
@@ -524,10 +558,19 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
     for (const LinkMeter& l : I.links) uses.push_back({l.from, l.to, l.speed_bps, l.bytes});
     write_text(out->staged("links.csv"), links_csv(uses, opt.link_window_ns, res.sim_ns));
     for (SwitchNode& n : I.sw)
-      for (auto& c : n.capture)
-        if (c) c->close();
-    for (HostNode& h : I.hosts)
-      if (h.capture) h.capture->close();
+      for (auto& c : n.capture) c.close();
+    for (HostNode& h : I.hosts) h.capture.close();
+    RunManifest manifest;
+    manifest.kind = "fabric";
+    manifest.end_ns = res.sim_ns;
+    manifest.interval_ns = opt.record.timeline_ns;
+    manifest.outputs = names;
+    for (SwitchNode& n : I.sw)
+      manifest.switches.push_back(run_manifest_switch(n.name, n.dp->config()));
+    manifest.extra["topology"] = I.topo.source;
+    manifest.extra["workload"] = I.workload.description;
+    manifest.extra["seed"] = I.seed;
+    write_text(out->staged("run.json"), run_manifest_json(manifest).dump(2) + "\n");
     std::vector<const NicCounters*> nics;
     for (const HostNode& h : I.hosts) nics.push_back(&h.nic->counters());
     RunFacts facts;

@@ -23,7 +23,8 @@
 // source ports; the workload was drawn with it too); FabricRunOptions:
 // until_ns, captures ("leaf0:4" = what that
 // switch port sends, "h3" = what that host's NIC sends), the links.csv
-// window. Outputs: see fabric_report.h. Counters: every switch's, every
+// window; RecordOptions (events, timeline, pcapng captures). Outputs: see
+// fabric_report.h, and run.json (run_manifest.h). Counters: every switch's, every
 // NIC's, events processed.
 #pragma once
 
@@ -35,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/engines/run_recorder.h"
 #include "dataplane/fabric/nic_params.h"
 #include "dataplane/fabric/topology.h"
 #include "dataplane/fabric/workload.h"
@@ -53,6 +55,7 @@ struct FabricRunOptions {
   std::vector<std::string> captures;
   uint64_t link_window_ns = 100'000;
   std::string command_line;  // recorded in summary.json
+  RecordOptions record;      // events.jsonl, timeline.csv, pcapng captures (run_recorder.h)
 };
 
 struct FabricResult {

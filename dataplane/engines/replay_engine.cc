@@ -11,8 +11,10 @@
 #include <optional>
 #include <utility>
 
+#include "dataplane/engines/frame_sink.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/run_manifest.h"
 #include "dataplane/engines/switch_clock.h"
 #include "dataplane/engines/upstream_sender.h"
 #include "dataplane/forward/mbuf_handoff.h"
@@ -28,9 +30,9 @@ std::atomic<uint64_t> g_pool_seq{0};
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kDayNs = 86'400ull * 1'000'000'000ull;
 
-struct Sink {
-  std::unique_ptr<PcapWriter> writer;
-};
+std::string port_file(uint16_t id, bool pcapng) {
+  return FrameSink::file_name("port" + std::to_string(id), pcapng);
+}
 
 // How errors name an input: as the user wrote it.
 std::string spec(const ReplayInput& in) {
@@ -109,11 +111,15 @@ TimeZero time_zero(std::vector<OpenInput>& opened) {
   return t0.from ? t0 : TimeZero{};
 }
 
-std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace) {
+std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace,
+                                      const RecordOptions& rec) {
   std::vector<std::string> names;
-  for (uint16_t id : cfg.port_ids) names.push_back("port" + std::to_string(id) + ".pcap");
+  for (uint16_t id : cfg.port_ids) names.push_back(port_file(id, rec.pcapng));
   if (trace) names.push_back("trace.jsonl");
+  if (rec.events) names.push_back("events.jsonl");
+  if (rec.timeline_ns) names.push_back("timeline.csv");
   names.push_back("counters.json");
+  names.push_back("run.json");
   return names;
 }
 
@@ -128,8 +134,9 @@ void write_json(const std::string& path, const Json& j) {
 
 ReplayEngine::ReplayEngine(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs) {
   std::string name = "rl_replay" + std::to_string(g_pool_seq.fetch_add(1));
-  pool_ = rte_pktmbuf_pool_create(name.c_str(), pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                  SOCKET_ID_ANY);
+  // Room for a PacketNote per mbuf: what --pcapng says of each packet.
+  pool_ = rte_pktmbuf_pool_create(name.c_str(), pool_mbufs, 256, kPacketNotePrivSize,
+                                  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   if (!pool_)
     throw std::runtime_error("cannot create the packet pool: " +
                              std::string(rte_strerror(rte_errno)));
@@ -167,7 +174,7 @@ Json ReplayEngine::counters() const {
 }
 
 ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
-                              bool trace) {
+                              bool trace, const RecordOptions& record) {
   const SwitchConfig& cfg = dp_->config();
 
   // 1. Every input opened once and checked before anything is written. Time
@@ -197,7 +204,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
 
   // 3. The outputs, staged in a private folder; a destination in the way is
   // found now, not after the run.
-  const std::vector<std::string> names = output_names(cfg, trace);
+  const std::vector<std::string> names = output_names(cfg, trace, record);
   std::optional<OutputDir> out;
   try {
     out.emplace(out_dir);
@@ -213,10 +220,22 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   } detach{*dp_};
   dp_->set_decision_log(log.get());
   if (log) log->set_time_base(t0.ns);
-  std::array<Sink, kMaxPorts> sinks;
+  std::array<FrameSink, kMaxPorts> sinks;
   for (uint16_t id : cfg.port_ids)
-    sinks[id].writer =
-        std::make_unique<PcapWriter>(out->staged("port" + std::to_string(id) + ".pcap"));
+    sinks[id].open(out->staged(port_file(id, record.pcapng)), record.pcapng, cfg.ports[id].name);
+  // What the run records besides the pcaps (detached from the Dataplane when
+  // it goes, whatever happens).
+  std::optional<RunRecorder> recorder;
+  SwitchRecorder* watch = nullptr;
+  if (record.any()) {
+    try {
+      recorder.emplace(record, out->staged("events.jsonl"), out->staged("timeline.csv"), t0.ns);
+    } catch (const std::runtime_error& e) {
+      throw ReplayError(e.what());
+    }
+    watch = &recorder->add(cfg.params.sw.name, *dp_);
+  }
+  std::string comment;
 
   // 4. Events in time order: departures first at equal times, lower ports
   // first; a link event goes before both at its time.
@@ -247,11 +266,13 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     if (event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
         (out < 0 || event_ps <= out_ps)) {
       const LinkEvent& e = link_events_[next_event++];
+      if (recorder) recorder->advance(event_ps / 1000);
       clock.link(e.port, e.up, event_ps);
       continue;
     }
     const bool departure = out >= 0 && (!in || out_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? out_ps : sender_next[in->port()];
+    if (recorder) recorder->advance(now_ps / 1000);
     clock.begin_event(now_ps);
 
     if (departure) {
@@ -259,8 +280,9 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       uint64_t start = 0;
       if (rte_mbuf* m = clock.depart(port, now_ps, &start)) {
         const uint64_t ts = t0.ns + start / 1000;
+        if (watch) watch->depart(port, m, start / 1000, record.pcapng ? &comment : nullptr);
         const uint8_t* bytes = mbuf_bytes(m, scratch.data());
-        sinks[port].writer->write(ts, bytes, m->pkt_len);
+        sinks[port].write(ts, bytes, m->pkt_len, comment);
         ParsedPacket departed;
         if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
           reorder_.observe(departed);
@@ -286,7 +308,9 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
       continue;
     }
     const uint32_t len = static_cast<uint32_t>(f.bytes.size());
-    clock.arrive(in->port(), mbuf_from_bytes(pool_, f.bytes.data(), len), len, now_ps);
+    rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
+    if (watch) watch->arrive(in->port(), m, len, now_ps / 1000);
+    clock.arrive(in->port(), m, len, now_ps);
     refresh_sender(*in);
   }
   upstream_ = Json::array();
@@ -303,9 +327,27 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   }
 
   // 5. Close, write the counters, and move everything into place at once.
-  for (uint16_t id : cfg.port_ids) sinks[id].writer->close();
+  for (uint16_t id : cfg.port_ids) sinks[id].close();
   if (log) log->close();
+  if (recorder) {
+    try {
+      recorder->finish(stats_.last_ns - t0.ns);
+    } catch (const std::runtime_error& e) {
+      throw ReplayError(e.what());
+    }
+  }
   write_json(out->staged("counters.json"), counters());
+  RunManifest manifest;
+  manifest.kind = "replay";
+  manifest.t0_ns = t0.ns;
+  manifest.end_ns = stats_.last_ns;
+  manifest.interval_ns = record.timeline_ns;
+  manifest.outputs = names;
+  manifest.switches.push_back(run_manifest_switch(cfg.params.sw.name, cfg));
+  Json ins = Json::array();
+  for (const ReplayInput& in : inputs) ins.push_back({{"port", in.port}, {"path", in.path}});
+  manifest.extra["inputs"] = ins;
+  write_json(out->staged("run.json"), run_manifest_json(manifest));
   try {
     out->commit(names);
   } catch (const OutputDirError& e) {

@@ -28,6 +28,7 @@
 
 #include "dataplane/engines/link_event.h"
 #include "dataplane/engines/reorder_meter.h"
+#include "dataplane/engines/run_recorder.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/mgmt/counters_json.h"
 
@@ -67,8 +68,10 @@ class ReplayEngine {
   // of a bad record and the rule, on bad input or an output in the way.
   // With `trace`, <out_dir>/trace.jsonl gets one line per load-balancing
   // decision (decision_log.h).
+  // With `record`: events.jsonl, timeline.csv and pcapng outputs
+  // (run_recorder.h). Every run writes run.json (run_manifest.h).
   ReplayStats run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
-                  bool trace = false);
+                  bool trace = false, const RecordOptions& record = {});
 
   // Link faults the next run() applies at their times (sorted by time:
   // link_event.h). Every link starts up.

@@ -49,6 +49,7 @@
 #include "dataplane/forward/decision_log.h"
 #include "dataplane/forward/egress_queue.h"
 #include "dataplane/forward/lcore_stats.h"
+#include "dataplane/forward/packet_observer.h"
 #include "dataplane/forward/port_scheduler.h"
 #include "dataplane/forward/shaper.h"
 #include "dataplane/forward/switch_config.h"
@@ -296,18 +297,24 @@ class Dataplane {
   void set_decision_log(DecisionLog* log) { log_ = log; }
   DecisionLog* decision_log() const { return log_; }
 
+  // Replay and fabric: every packet event is told here (null: none;
+  // packet_observer.h).
+  void set_observer(PacketObserver* obs) { obs_ = obs; }
+  PacketObserver* observer() const { return obs_; }
+
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
   void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
   void rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cfg);
   void apply_pause(PortTx& t, const SwitchConfig& cfg, uint16_t port, const PauseEvent& ev);
-  void watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns);
-  void flush_link_down(PortTx& t);
+  void watchdog_poll(PortTx& t, uint16_t port, const SwitchConfig& cfg, uint64_t now_ns);
+  void flush_link_down(PortTx& t, uint16_t port, uint64_t now_ns);
   const SwitchConfig& owner_config(uint16_t port) const {
     return *workers_[owner_[port]]->epoch->config;
   }
 
   DecisionLog* log_ = nullptr;
+  PacketObserver* obs_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;
   rte_mempool* control_pool_ = nullptr;
   std::unique_ptr<Epoch> owned_;  // what epoch_ points to

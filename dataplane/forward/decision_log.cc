@@ -18,33 +18,39 @@ DecisionLog::~DecisionLog() {
   if (f_) std::fclose(f_);
 }
 
-void DecisionLog::write(uint64_t now_ns, const std::string& group, LbMode mode, const FlowKey& key,
-                        uint32_t hash, const LbDecision& d, uint16_t port) {
+void write_decision_json(std::FILE* f, uint64_t t_ns, std::string_view head,
+                         const std::string& group, LbMode mode, const FlowKey& key, uint32_t hash,
+                         const LbDecision& d, uint16_t port) {
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   const int af = key.family == 6 ? AF_INET6 : AF_INET;
   inet_ntop(af, key.src_ip, src, sizeof src);
   inet_ntop(af, key.dst_ip, dst, sizeof dst);
-  std::fprintf(f_,
-               "{\"t_ns\":%llu,\"group\":\"%s\",\"mode\":\"%.*s\",\"flow\":{\"src\":\"%s\","
+  std::fprintf(f,
+               "{\"t_ns\":%llu,%.*s\"group\":\"%s\",\"mode\":\"%.*s\",\"flow\":{\"src\":\"%s\","
                "\"dst\":\"%s\",\"proto\":%u,\"sport\":%u,\"dport\":%u,\"qp\":%u},"
                "\"hash\":\"0x%08x\",\"member\":%u,\"port\":%u",
-               (unsigned long long)(base_ns_ + now_ns), group.c_str(), (int)to_string(mode).size(),
-               to_string(mode).data(), src, dst, key.proto, key.sport, key.dport, key.dest_qp, hash,
-               d.member, port);
-  if (d.bucket != kNoBucket) std::fprintf(f_, ",\"bucket\":%u", d.bucket);
+               (unsigned long long)t_ns, (int)head.size(), head.data(), group.c_str(),
+               (int)to_string(mode).size(), to_string(mode).data(), src, dst, key.proto, key.sport,
+               key.dport, key.dest_qp, hash, d.member, port);
+  if (d.bucket != kNoBucket) std::fprintf(f, ",\"bucket\":%u", d.bucket);
   if (uses_flowlets(mode))
-    std::fprintf(f_, ",\"new_flowlet\":%s,\"flowlet_age_ns\":%llu,\"collision\":%s",
+    std::fprintf(f, ",\"new_flowlet\":%s,\"flowlet_age_ns\":%llu,\"collision\":%s",
                  d.new_flowlet ? "true" : "false", (unsigned long long)d.flowlet_age_ns,
                  d.flowlet_collision ? "true" : "false");
   if (d.compared != LbCompared::kNothing) {
-    std::fprintf(f_, ",\"compared\":\"%s\",\"candidates\":[",
+    std::fprintf(f, ",\"compared\":\"%s\",\"candidates\":[",
                  d.compared == LbCompared::kBands ? "bands" : "queue_bytes");
     for (uint32_t i = 0; i < d.num_candidates; ++i)
-      std::fprintf(f_, "%s{\"member\":%u,\"value\":%llu}", i ? "," : "", d.candidate[i],
+      std::fprintf(f, "%s{\"member\":%u,\"value\":%llu}", i ? "," : "", d.candidate[i],
                    (unsigned long long)d.value[i]);
-    std::fputc(']', f_);
+    std::fputc(']', f);
   }
-  std::fputs("}\n", f_);
+  std::fputs("}\n", f);
+}
+
+void DecisionLog::write(uint64_t now_ns, const std::string& group, LbMode mode, const FlowKey& key,
+                        uint32_t hash, const LbDecision& d, uint16_t port) {
+  write_decision_json(f_, base_ns_ + now_ns, {}, group, mode, key, hash, d, port);
   ++lines_;
 }
 

@@ -17,12 +17,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "lb/flow_key.h"
 #include "lb/lb_decision.h"
 #include "lb/lb_mode.h"
 
 namespace rocelb {
+
+// One decision as a JSON line (the format above) on `f`; `head` (e.g.
+// "\"ev\":\"lb\",") goes right after t_ns. events.jsonl uses it too.
+void write_decision_json(std::FILE* f, uint64_t t_ns, std::string_view head,
+                         const std::string& group, LbMode mode, const FlowKey& key, uint32_t hash,
+                         const LbDecision& d, uint16_t port);
 
 class DecisionLog {
  public:

@@ -104,12 +104,12 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
                             uint16_t max) {
   PortTx& t = *tx_[port];
   if (!link_up(port)) {
-    flush_link_down(t);
+    flush_link_down(t, port, now_ps / 1000);
     return 0;
   }
   const SwitchConfig& cfg = owner_config(port);
   const uint64_t now_ns = now_ps / 1000;
-  if (cfg.qos.watchdog.enabled && now_ns >= t.watchdog_next_ns) watchdog_poll(t, cfg, now_ns);
+  if (cfg.qos.watchdog.enabled && now_ns >= t.watchdog_next_ns) watchdog_poll(t, port, cfg, now_ns);
   // Which queues hold packets, read once per call: the scheduler looks
   // only at those (queues that fill meanwhile wait for the next call).
   uint8_t ready = 0;
@@ -157,9 +157,13 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
         const uint8_t ver = (m->packet_type & RTE_PTYPE_L3_MASK) == RTE_PTYPE_L3_IPV4 ? 4 : 6;
         const WredVerdict v =
             wm.decide(q.own_depth_bytes(), m->pkt_len, ecn_of(l3, ver), cfg.qos.pfc.lossless(prio));
-        if (v == WredVerdict::kMark) mark_ce(l3, ver);
+        if (v == WredVerdict::kMark) {
+          mark_ce(l3, ver);
+          if (obs_) obs_->on_mark(m, port, prio, MarkWhere::kDequeue, now_ns);
+        }
         if (v == WredVerdict::kDrop) {
           ++wred_drops;
+          if (obs_) obs_->on_drop(m, port, prio, DropReason::wred_dropped, now_ns);
           mbuf_free(m);
           sent = false;
         }
@@ -187,7 +191,7 @@ uint16_t Dataplane::dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint
 // A port whose link is down sends nothing: what it holds is dropped
 // (link_down) and the PFC bytes those frames held on their ingress ports
 // are released, so the ports feeding it stop being paused.
-void Dataplane::flush_link_down(PortTx& t) {
+void Dataplane::flush_link_down(PortTx& t, uint16_t port, uint64_t now_ns) {
   t.pfc_pending = false;
   uint64_t n = 0;
   for (int c = 0; c < kNumTrafficClasses; ++c) {
@@ -197,6 +201,7 @@ void Dataplane::flush_link_down(PortTx& t) {
       q.take();
       pfc_->release(m->port, static_cast<uint8_t>(c), m->pkt_len);
       t.released_ports |= uint64_t{1} << (m->port % 64);
+      if (obs_) obs_->on_drop(m, port, static_cast<uint8_t>(c), DropReason::link_down, now_ns);
       mbuf_free(m);
       ++n;
     }
@@ -213,7 +218,7 @@ void Dataplane::flush_link_down(PortTx& t) {
 // arrivals and stops sending PFC for that priority; `forward` ignores the
 // pause frames; `alert` only counts. restoration_time without pause frames
 // ends the storm and undoes the action.
-void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_ns) {
+void Dataplane::watchdog_poll(PortTx& t, uint16_t port, const SwitchConfig& cfg, uint64_t now_ns) {
   const WatchdogParams& w = cfg.qos.watchdog;
   t.watchdog_next_ns = now_ns + w.poll_interval_ns;
   for (int c = 0; c < kNumTrafficClasses; ++c) {
@@ -231,6 +236,7 @@ void Dataplane::watchdog_poll(PortTx& t, const SwitchConfig& cfg, uint64_t now_n
           q.take();
           pfc_->release(m->port, prio, m->pkt_len);
           t.released_ports |= uint64_t{1} << (m->port % 64);
+          if (obs_) obs_->on_drop(m, port, prio, DropReason::pfc_watchdog_drop, now_ns);
           mbuf_free(m);
           ++n;
         }

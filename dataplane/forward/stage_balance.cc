@@ -5,30 +5,12 @@
 // scratch; the engine adds the burst's own packets as it places them.
 #include <cstring>
 
+#include "dataplane/forward/flow_key_of.h"
 #include "dataplane/forward/stages.h"
-#include "dataplane/wire/byte_order.h"
 #include "lb/flow_hash.h"
 
 namespace rocelb {
 namespace {
-
-inline void fill_flow_key(const ParsedPacket& p, const uint8_t* frame, uint32_t avail, FlowKey& k) {
-  k.family = p.ip_version;
-  // Both 16 bytes wide, an IPv4 address zero-padded in each: fixed-size
-  // copies (two vector moves) instead of a length picked per packet.
-  static_assert(sizeof k.src_ip == sizeof p.src_ip && sizeof k.dst_ip == sizeof p.dst_ip);
-  std::memcpy(k.src_ip, p.src_ip, sizeof k.src_ip);
-  std::memcpy(k.dst_ip, p.dst_ip, sizeof k.dst_ip);
-  k.proto = p.proto;
-  if (p.has_udp) {
-    k.sport = p.sport;
-    k.dport = p.dport;
-  } else if (p.proto == 6 && !p.is_later_fragment && p.l4_offset + 4u <= avail) {
-    k.sport = load_be16(frame + p.l4_offset);  // TCP ports
-    k.dport = load_be16(frame + p.l4_offset + 2);
-  }
-  k.dest_qp = p.has_bth ? p.bth_dest_qp : 0;
-}
 
 // The group's members as the engine sees them for this burst: static state
 // from the config, then depth and load when the mode compares them. `cls`
@@ -60,6 +42,9 @@ inline int depth_class(const GroupConfig& g, uint8_t tc) {
 void balance_stage(Burst& b) {
   const SwitchConfig& cfg = b.cfg;
   DecisionLog* log = b.dp.decision_log();
+  PacketObserver* obs = b.dp.observer();
+  // Why each member was chosen, when someone asks.
+  LbDecision* why = log ? log->decisions() : obs ? obs->decisions() : nullptr;
   bool pending[kMaxBurst];
   uint16_t first = b.n;
   for (uint16_t i = 0; i < b.n; ++i) {
@@ -83,7 +68,7 @@ void balance_stage(Burst& b) {
       pending[i] = false;
       const rte_mbuf* m = b.pkts[i];
       FlowKey key;
-      fill_flow_key(b.pp[i], rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, key);
+      flow_key_of(b.pp[i], rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, key);
       if (log) log->keys()[cnt] = key;
       idx[cnt] = i;
       hashes[cnt] = flow_hash(key, g.spec.hash);
@@ -92,8 +77,7 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member,
-                        log ? log->decisions() : nullptr);
+    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why);
     for (uint32_t j = 0; j < cnt; ++j) {
       const uint16_t i = idx[j];
       if (member[j] == kNoMember) {
@@ -104,6 +88,7 @@ void balance_stage(Burst& b) {
       if (log)
         log->write(b.now_ns, g.name, g.spec.mode, log->keys()[j], hashes[j], log->decisions()[j],
                    mem.port);
+      if (obs) obs->on_balance(b.pkts[i], g, why[j], mem.port, b.now_ns);
       b.out_port[i] = mem.port;
       b.out_mac[i] = mem.mac;
       b.step[i] = Step::kForward;

@@ -30,9 +30,10 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
   const uint64_t limit = cfg.ports[port].queue_limit[tc];
   const uint64_t pfc_limit = lossless ? pfc.admit_limit(qos.pfc, b.in_port, tc) : UINT64_MAX;
   uint64_t depth = q.depth_bytes();
+  PacketObserver* obs = dp.observer();
   uint64_t held = lossless ? pfc.held_bytes(b.in_port, tc) : 0;
   if (!dp.link_up(port)) {  // a connected host's link, or a route's port, is down
-    for (uint32_t j = 0; j < cnt; ++j) b.drop(idx[j], oc, DropReason::link_down);
+    for (uint32_t j = 0; j < cnt; ++j) b.drop(idx[j], oc, DropReason::link_down, tc);
     return;
   }
 
@@ -48,25 +49,27 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
       const ParsedPacket& p = b.pp[i];
       const WredVerdict v = marker.decide(depth, l, p.ecn, lossless);
       if (v == WredVerdict::kDrop) {
-        b.drop(i, oc, DropReason::wred_dropped);
+        b.drop(i, oc, DropReason::wred_dropped, tc);
         continue;
       }
-      if (v == WredVerdict::kMark)
+      if (v == WredVerdict::kMark) {
         mark_ce(rte_pktmbuf_mtod(m, uint8_t*) + p.l3_offset, p.ip_version);
+        if (obs) obs->on_mark(m, port, tc, MarkWhere::kEnqueue, b.now_ns);
+      }
     }
     if (storm) {  // the queue is in a PFC storm
-      b.drop(i, oc, DropReason::pfc_watchdog_drop);
+      b.drop(i, oc, DropReason::pfc_watchdog_drop, tc);
       continue;
     }
     if (held + l > pfc_limit) {  // the ingress PG's headroom is exhausted
-      b.drop(i, DropReason::lossless_dropped);
+      b.drop(i, b.ic, DropReason::lossless_dropped, tc);
       ++lossless_drops;
       continue;
     }
     if (depth + l > limit) {
       ++full;
       full_bytes += l;
-      b.drop(i, oc, DropReason::queue_full);
+      b.drop(i, oc, DropReason::queue_full, tc);
       continue;
     }
     depth += l;
@@ -81,6 +84,7 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
   if (n) {
     // Counted in before the hand-off: the TX owner may send them at once.
     pfc.add(b.in_port, tc, bytes);  // every class: pfc_enable may change while it is queued
+    const uint64_t depth0 = q.depth_bytes(), packets0 = q.depth_packets();
     const uint32_t queued = q.enqueue_burst(keep, len, n, bytes, limit);
     uint64_t queued_bytes = bytes;
     for (uint32_t k = queued; k < n; ++k) {
@@ -88,9 +92,17 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
       ++full;
       full_bytes += len[k];
       oc.drop(DropReason::queue_full);
+      if (obs) obs->on_drop(keep[k], port, tc, DropReason::queue_full, b.now_ns);
       mbuf_free(keep[k]);
     }
     if (queued_bytes != bytes) pfc.release(b.in_port, tc, bytes - queued_bytes);
+    if (obs) [[unlikely]] {  // single-threaded engines: nothing has left the queue yet
+      uint64_t d = depth0;
+      for (uint32_t k = 0; k < queued; ++k) {
+        d += len[k];
+        obs->on_enqueue(keep[k], b.in_port, port, tc, d, packets0 + k + 1, b.now_ns);
+      }
+    }
     qc.enqueued_packets += queued;
     qc.enqueued_bytes += queued_bytes;
   }

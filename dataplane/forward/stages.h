@@ -83,9 +83,12 @@ struct Burst {
   uint8_t tc[kMaxBurst];
   const uint8_t* out_mac[kMaxBurst];
 
-  // Frees a packet and counts the drop on `pc` (ingress or egress port).
-  void drop(uint16_t i, PortCounters& pc, DropReason r) {
+  // Frees a packet and counts the drop on `pc` (ingress or egress port:
+  // an element of ws.port); `cls` is its class when known.
+  void drop(uint16_t i, PortCounters& pc, DropReason r, uint8_t cls = kClassUnknown) {
     pc.drop(r);
+    if (PacketObserver* obs = dp.observer()) [[unlikely]]
+      obs->on_drop(pkts[i], static_cast<uint16_t>(&pc - ws.port.data()), cls, r, now_ns);
     mbuf_free(pkts[i]);
     step[i] = Step::kDone;
   }

@@ -1,0 +1,74 @@
+#include "dataplane/engines/run_recorder.h"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace rocelb {
+
+std::FILE* RunRecorder::open(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
+  return f;
+}
+
+void RunRecorder::close(std::FILE*& f, const std::string& path) {
+  if (!f) return;
+  const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+  const bool closed = std::fclose(f) == 0;
+  f = nullptr;
+  if (!ok || !closed) throw std::runtime_error("cannot write " + path);
+}
+
+RunRecorder::RunRecorder(const RecordOptions& opt, const std::string& events_path,
+                         const std::string& timeline_path, uint64_t base_ns)
+    : opt_(opt), base_ns_(base_ns), events_path_(events_path), timeline_path_(timeline_path) {
+  if (opt_.events) events_ = open(events_path_);
+  if (opt_.timeline_ns) {
+    timeline_ = open(timeline_path_);
+    sampler_ = std::make_unique<TimelineSampler>(timeline_, base_ns_);
+    next_ns_ = opt_.timeline_ns;
+  }
+}
+
+RunRecorder::~RunRecorder() {
+  switches_.clear();  // detached from their Dataplanes first
+  if (events_) std::fclose(events_);
+  if (timeline_) std::fclose(timeline_);
+}
+
+SwitchRecorder& RunRecorder::add(std::string name, Dataplane& dp) {
+  switches_.push_back(
+      std::make_unique<SwitchRecorder>(std::move(name), dp, base_ns_, events_, opt_.filter));
+  if (sampler_) sampler_->add(*switches_.back());
+  return *switches_.back();
+}
+
+void RunRecorder::advance_to(uint64_t now_ns) {
+  while (next_ns_ <= now_ns) {
+    sampler_->sample(next_ns_, opt_.timeline_ns);
+    last_ns_ = next_ns_;
+    next_ns_ += opt_.timeline_ns;
+  }
+}
+
+void RunRecorder::finish(uint64_t end_ns) {
+  if (finished_) return;
+  finished_ = true;
+  if (sampler_) {
+    advance(end_ns);
+    // The rest of the run, up to its end, as one shorter interval.
+    if (end_ns > last_ns_ || sampler_->rows() == 0) sampler_->sample(end_ns, end_ns - last_ns_);
+  }
+  close(events_, events_path_);
+  close(timeline_, timeline_path_);
+}
+
+uint64_t RunRecorder::event_lines() const {
+  uint64_t n = 0;
+  for (const auto& s : switches_) n += s->lines();
+  return n;
+}
+
+}  // namespace rocelb

@@ -1,0 +1,74 @@
+// What a run in virtual time records besides its outputs, when asked:
+// events.jsonl (`--events`, filtered by `--events-filter`), timeline.csv
+// (`--timeline INTERVAL`) and the annotations of `--pcapng` outputs. One
+// SwitchRecorder per switch (replay: one; fabric: every switch), one file of
+// each kind for the whole run, and run.json describing the run for
+// rocelb-analyze (run_manifest.h).
+//
+// The engine calls advance(now) before each event at `now` (the timeline
+// rows of every interval that ended by then are written, so a row at T
+// holds every event before T), and finish(end) once: the last, possibly
+// shorter, interval and the files closed.
+//
+// Knobs: RecordOptions. Counters: event lines and timeline rows written.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/engines/switch_recorder.h"
+#include "dataplane/engines/timeline_sampler.h"
+
+namespace rocelb {
+
+struct RecordOptions {
+  uint64_t timeline_ns = 0;  // 0: no timeline
+  bool events = false;
+  EventFilter filter;
+  bool pcapng = false;  // outputs as pcapng with per-packet annotations
+  bool any() const { return timeline_ns || events || pcapng; }
+};
+
+class RunRecorder {
+ public:
+  // Paths are the staged output files (empty when that output is off).
+  // Throws std::runtime_error naming a file it cannot create.
+  RunRecorder(const RecordOptions& opt, const std::string& events_path,
+              const std::string& timeline_path, uint64_t base_ns);
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
+
+  SwitchRecorder& add(std::string name, Dataplane& dp);
+
+  void advance(uint64_t now_ns) {
+    if (sampler_ && now_ns >= next_ns_) advance_to(now_ns);
+  }
+  // The last interval (ending at end_ns) and the files flushed and closed;
+  // throws std::runtime_error if anything could not be written.
+  void finish(uint64_t end_ns);
+
+  uint64_t event_lines() const;
+  uint64_t timeline_rows() const { return sampler_ ? sampler_->rows() : 0; }
+
+ private:
+  void advance_to(uint64_t now_ns);
+  static std::FILE* open(const std::string& path);
+  static void close(std::FILE*& f, const std::string& path);
+
+  RecordOptions opt_;
+  uint64_t base_ns_;
+  std::string events_path_, timeline_path_;
+  std::FILE* events_ = nullptr;
+  std::FILE* timeline_ = nullptr;
+  std::unique_ptr<TimelineSampler> sampler_;
+  std::vector<std::unique_ptr<SwitchRecorder>> switches_;
+  uint64_t next_ns_ = 0;  // end of the current timeline interval
+  uint64_t last_ns_ = 0;  // end of the last interval written
+  bool finished_ = false;
+};
+
+}  // namespace rocelb

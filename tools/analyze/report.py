@@ -1,0 +1,207 @@
+"""rocelb-analyze's command line: read the run directories, analyze them,
+write the page, summary.json and the CSV of every plotted series."""
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+
+from . import analysis, html, plots
+from .errors import InputError
+from .readers import read_run
+
+USAGE = """rocelb-analyze DIR [DIR...] [--out FILE]
+
+Reads rocelb run output directories (replay or fabric) and writes one
+self-contained HTML report of plots (default DIR/report.html, DIR the first
+one), <report stem>_data/summary.json and one CSV per plotted series in
+<report stem>_data/. With several DIRs the report starts with a comparison
+of the runs. Prints the report's path last. Bad input: exit 2."""
+
+
+def slug(s):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(s)).strip("_") or "x"
+
+
+def _run_names(runs):
+    """Each run's label: its directory name, made unique with its parent."""
+    names = [r.name for r in runs]
+    for i, r in enumerate(runs):
+        if names.count(r.name) > 1:
+            parent = os.path.basename(os.path.dirname(os.path.normpath(r.path)))
+            names[i] = "%s/%s" % (parent, r.name) if parent else r.name
+    seen = {}
+    for i, n in enumerate(names):
+        if n in seen:
+            seen[n] += 1
+            names[i] = "%s#%d" % (n, seen[n])
+        else:
+            seen[n] = 1
+    return names
+
+
+class Writer:
+    """Collects figures, notes and CSV files for the page."""
+
+    def __init__(self, data_dir, data_rel):
+        self.data_dir = data_dir
+        self.data_rel = data_rel
+        self.parts = []
+        self.index = []
+        self.skipped = []
+        self.files = set()
+
+    def csv_name(self, base):
+        name = slug(base)[:120] + ".csv"
+        k = 1
+        while name in self.files:
+            k += 1
+            name = "%s_%d.csv" % (slug(base)[:120], k)
+        self.files.add(name)
+        return name
+
+    def add(self, plot, fig_id, run_name=None, prefix=""):
+        plot.run = run_name
+        paths = []
+        for name, header, rows in plot.series:
+            fn = self.csv_name("%s%s" % (prefix, name))
+            with open(os.path.join(self.data_dir, fn), "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow(header)
+                for row in rows:
+                    w.writerow([_cell(v) for v in row])
+            paths.append("%s/%s" % (self.data_rel, fn))
+        self.parts.append(html.figure(plot, fig_id, paths))
+        self.index.append({"id": fig_id, "plot": plot.kind, "run": run_name, "title": plot.title,
+                           "csv": paths})
+
+    def skip(self, section, run_name, reason):
+        self.parts.append(html.skip_note(section, run_name, reason))
+        self.skipped.append({"section": section, "run": run_name, "reason": reason})
+
+
+def _cell(v):
+    if isinstance(v, float) or type(v).__name__.startswith("float"):
+        return "%.9g" % v
+    if type(v).__name__.startswith("int"):
+        return int(v)
+    return v
+
+
+def run_sections(w, a, top, fig_id):
+    run = a["run"]
+    name = run.name
+    pre = slug(name) + "__"
+    if a["throughput"]:
+        w.add(plots.throughput(a, top["throughput"]), fig_id("throughput"), name, pre)
+    else:
+        w.skip("Throughput per uplink", name, "no group member series in timeline.csv "
+               "(needs run.json or counters.json groups and --timeline)")
+    if a["queues"]:
+        w.add(plots.queues(a, top["queues"]), fig_id("queue"), name, pre)
+    else:
+        w.skip("Queue depth", name, "no queue_bytes in timeline.csv (run with --timeline)")
+    if a["pfc"][0]:
+        w.add(plots.pfc(a, top["pfc"]), fig_id("pfc"), name, pre)
+    else:
+        w.skip("PFC timeline", name, "no PFC pause or XOFF in timeline.csv or events.jsonl")
+    if a["sojourn"]:
+        w.add(plots.sojourn_cdf(a), fig_id("sojourn"), name, pre)
+    else:
+        w.skip("Sojourn time CDF", name, "no dequeue lines in events.jsonl (run with --events)")
+    if any(g["t_ns"].size for g in a["imbalance"]):
+        w.add(plots.imbalance(a, top["throughput"]), fig_id("imbalance"), name, pre)
+    else:
+        w.skip("Uplink imbalance", name, "no group members' tx_bytes per interval in timeline.csv")
+    r = a["reordering"]
+    if r and r["top"]:
+        w.add(plots.reordering(a), fig_id("reorder"), name, pre)
+    elif r:
+        w.skip("Per-QP reordering", name, "%s reordered packets over %s QPs (%s): nothing to plot"
+               % (r["reordered_packets"], r["qps"], r["source"]))
+    else:
+        w.skip("Per-QP reordering", name, "no RoCE packets with PSNs in events.jsonl or pcaps")
+    if run.kind == "fabric" or run.flows is not None:
+        if a["slowdown"] and a["slowdown"]["all"]["count"]:
+            w.add(plots.slowdown(a), fig_id("slowdown"), name, pre)
+        else:
+            w.skip("FCT slowdown", name, "no finished flows in flows.csv" if run.flows is not None
+                   else "no flows.csv")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="rocelb-analyze", usage=USAGE.split("\n")[0],
+                                description=USAGE.split("\n\n", 1)[1])
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="run output directories")
+    p.add_argument("--out", metavar="FILE", help="the report (default: DIR/report.html)")
+    p.add_argument("--top", type=int, default=0,
+                   help="series per plot (default: 16 uplinks, 8 queues, 24 PFC rows)")
+    args = p.parse_args(argv)
+    try:
+        runs = [read_run(d) for d in args.dirs]
+    except InputError as e:
+        print("rocelb-analyze: %s" % e, file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("rocelb-analyze: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
+        return 2
+    for r, n in zip(runs, _run_names(runs)):
+        r.name = n
+    out = args.out or os.path.join(args.dirs[0], "report.html")
+    out_dir = os.path.dirname(os.path.abspath(out))
+    stem = os.path.splitext(os.path.basename(out))[0]
+    data_rel = stem + "_data"
+    data_dir = os.path.join(out_dir, data_rel)
+    os.makedirs(data_dir, exist_ok=True)
+    for f in os.listdir(data_dir):  # the CSVs of an earlier report
+        if f.endswith(".csv"):
+            os.remove(os.path.join(data_dir, f))
+    top = {"throughput": args.top or analysis.TOP_THROUGHPUT,
+           "queues": args.top or analysis.TOP_QUEUES, "pfc": args.top or analysis.TOP_PFC_ROWS}
+
+    analyses = [analysis.analyze(r) for r in runs]
+    summaries = [a["summary"] for a in analyses]
+    w = Writer(data_dir, data_rel)
+    multi = len(runs) > 1
+    if multi:
+        w.parts.append('<h2 id="comparison">Comparison of %d runs</h2>' % len(runs))
+        if any(a["imbalance"] for a in analyses):
+            w.add(plots.compare_imbalance(analyses), "plot-compare-imbalance", None, "compare__")
+        else:
+            w.skip("Uplink imbalance comparison", None, "no run has group members in a timeline")
+        if any(a["sojourn"] for a in analyses):
+            w.add(plots.compare_sojourn(analyses), "plot-compare-sojourn", None, "compare__")
+        else:
+            w.skip("Sojourn comparison", None, "no run has dequeue events")
+        w.add(plots.compare_counts(summaries), "plot-compare-counts", None, "compare__")
+        if any(a["slowdown"] and a["slowdown"]["all"]["count"] for a in analyses):
+            w.add(plots.compare_slowdown(analyses), "plot-compare-slowdown", None, "compare__")
+    for a in analyses:
+        name = a["run"].name
+        w.parts.append('<h2 id="run-%s">Run %s <small>(%s, %s)</small></h2>' % (
+            html.esc(slug(name)), html.esc(name), html.esc(a["run"].kind), html.esc(a["run"].path)))
+        if multi:
+            fig_id = lambda kind, s=slug(name): "plot-%s-%s" % (kind, s)  # noqa: E731
+        else:
+            fig_id = lambda kind: "plot-%s" % kind  # noqa: E731
+        run_sections(w, a, top, fig_id)
+
+    title = "rocelb run report: " + ", ".join(r.name for r in runs)
+    index = {"schema": "rocelb.analyze.report.v1", "runs": [r.name for r in runs],
+             "plots": w.index, "skipped": w.skipped, "summary": data_rel + "/summary.json"}
+    with open(os.path.join(data_dir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump({"schema": "rocelb.analyze.summary.v1", "runs": summaries}, f, indent=2,
+                  default=_json_default)
+        f.write("\n")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(html.page(title, summaries, w.parts, index))
+    print(out)
+    return 0
+
+
+def _json_default(v):
+    if hasattr(v, "item"):
+        return v.item()
+    raise TypeError("not JSON serializable: %r" % type(v))
