@@ -182,7 +182,7 @@ TEST(Scenario, ExactMessages) {
             "3, 4, 5, 6, 7)");
   EXPECT_EQ(error_of(one_flow("colour: red")),
             "scenario.yaml: flows[0].colour: unknown key (known: name, in_port, src, dst, sport, "
-            "dest_qp, src_qp, dscp, ecn, pcp, op, message, messages, mtu, rate, start, gap, "
+            "dest_qp, src_qp, dscp, ecn, pcp, vlan, op, message, messages, mtu, rate, start, gap, "
             "copies, psn)");
   EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: \"fd00::2\"}\n"),
             "scenario.yaml: flows[0].dst: \"fd00::2\": must be IPv4 like src 10.0.0.2");
@@ -197,7 +197,7 @@ TEST(ScenarioRules, TopLevel) {
             "scenario.yaml: flows: expected a non-empty list, found a map");
   EXPECT_EQ(error_of("- 1\n"), "scenario.yaml: expected a map at the top level, found a list");
   EXPECT_EQ(error_of("rate: 1G\n" + one_flow()),
-            "scenario.yaml: rate: unknown key (known: base_time, seed, flows)");
+            "scenario.yaml: rate: unknown key (known: base_time, seed, flows, pfc)");
   EXPECT_EQ(error_of("seed: -1\n" + one_flow()),
             "scenario.yaml: seed: -1: seed must be an unsigned 64-bit integer (decimal or 0x hex)");
   EXPECT_EQ(error_of("base_time: 5\n" + one_flow()),
@@ -297,7 +297,9 @@ TEST(ScenarioRules, Marking) {
 }
 
 TEST(ScenarioRules, Operation) {
-  expect_flow_error("op: read", "scenario.yaml: flows[0].op: \"read\": op must be write or send");
+  expect_flow_error("op: read",
+                    "scenario.yaml: flows[0].op: \"read\": op must be write, send, "
+                    "read_request or read_response");
 }
 
 TEST(ScenarioRules, MessageSize) {

@@ -16,7 +16,8 @@ FrameSpec copy_spec(const FlowParams& f, uint32_t copy) {
   FrameSpec s;
   s.dst_mac = f.dst_mac.b;
   s.src_mac = f.src_mac.b;
-  if (f.pcp) s.vlans.push_back(VlanTag{kEthertypeVlan, *f.pcp, false, 0});
+  if (f.pcp || f.vlan)
+    s.vlans.push_back(VlanTag{kEthertypeVlan, f.pcp.value_or(0), false, f.vlan.value_or(0)});
   s.payload = f.src.is_v4() ? FramePayload::kIpv4 : FramePayload::kIpv6;
   s.src_ip = f.src.b;
   s.dst_ip = f.dst.b;
@@ -38,19 +39,22 @@ void set_packet(const FlowParams& f, uint64_t seq, FrameSpec& s) {
   const uint64_t i = seq % per_msg;
   const bool first = i == 0;
   const bool last = i + 1 == per_msg;
-  const bool write = f.op == RoceOp::kWrite;
-  if (first && last) {
-    s.opcode = write ? kRoceOpRcWriteOnly : kRoceOpRcSendOnly;
-  } else if (first) {
-    s.opcode = write ? kRoceOpRcWriteFirst : kRoceOpRcSendFirst;
-  } else if (last) {
-    s.opcode = write ? kRoceOpRcWriteLast : kRoceOpRcSendLast;
-  } else {
-    s.opcode = write ? kRoceOpRcWriteMiddle : kRoceOpRcSendMiddle;
-  }
-  s.payload_len = static_cast<uint32_t>(last ? f.message_bytes - i * f.mtu : f.mtu);
+  // Opcodes of ONLY, FIRST, MIDDLE, LAST by operation.
+  static constexpr uint8_t kOps[][4] = {
+      {kRoceOpRcWriteOnly, kRoceOpRcWriteFirst, kRoceOpRcWriteMiddle, kRoceOpRcWriteLast},
+      {kRoceOpRcSendOnly, kRoceOpRcSendFirst, kRoceOpRcSendMiddle, kRoceOpRcSendLast},
+      {kRoceOpRcReadRequest, kRoceOpRcReadRequest, kRoceOpRcReadRequest, kRoceOpRcReadRequest},
+      {kRoceOpRcReadResponseOnly, kRoceOpRcReadResponseFirst, kRoceOpRcReadResponseMiddle,
+       kRoceOpRcReadResponseLast}};
+  const uint8_t* ops = kOps[static_cast<size_t>(f.op)];
+  s.opcode = first && last ? ops[0] : first ? ops[1] : last ? ops[3] : ops[2];
+  const bool request = f.op == RoceOp::kReadRequest;
+  s.payload_len = request ? 0 : static_cast<uint32_t>(last ? f.message_bytes - i * f.mtu : f.mtu);
   s.psn = static_cast<uint32_t>((f.psn + seq) & 0xffffff);
-  s.ack_req = last;
+  // Requests of a WRITE or SEND ask for an ACK at the end; READ Requests are
+  // answered by their responses, which ask for nothing.
+  s.ack_req = last && (f.op == RoceOp::kWrite || f.op == RoceOp::kSend);
+  s.aeth_msn = static_cast<uint32_t>((msg + 1) & 0xffffff);
   s.reth_va = kRethBaseVa + msg * f.message_bytes;
   s.reth_dma_len = static_cast<uint32_t>(f.message_bytes);
 }
@@ -71,10 +75,24 @@ PortGenerator::PortGenerator(const ScenarioParams& sc, uint16_t port) : sc_(sc),
       Stream s;
       s.flow = static_cast<uint32_t>(fi);
       s.copy = c;
+      s.rate = f.rate_bps;
       s.scaled = u128(f.start_ns) * f.rate_bps;
       s.spec = copy_spec(f, c);
       streams_.push_back(std::move(s));
     }
+  }
+  for (size_t pi = 0; pi < sc.pfc.size(); ++pi) {
+    const PfcSourceParams& p = sc.pfc[pi];
+    if (p.in_port != port) continue;
+    Stream s;
+    s.flow = static_cast<uint32_t>(sc.flows.size() + pi);
+    s.rate = 1;  // times kept in plain ns
+    s.scaled = p.start_ns;
+    std::array<uint16_t, 8> quanta{};
+    for (size_t prio = 0; prio < quanta.size(); ++prio)
+      if (p.class_enable & (1u << prio)) quanta[prio] = p.quanta;
+    s.spec = pfc_frame_spec(p.src_mac.b, p.class_enable, quanta);
+    streams_.push_back(std::move(s));
   }
   for (size_t i = 0; i < streams_.size(); ++i) {
     if (!load(streams_[i])) continue;
@@ -84,11 +102,16 @@ PortGenerator::PortGenerator(const ScenarioParams& sc, uint16_t port) : sc_(sc),
 }
 
 bool PortGenerator::load(Stream& s) {
-  const FlowParams& f = sc_.flows[s.flow];
-  if (s.seq >= f.packets()) return false;
-  set_packet(f, s.seq, s.spec);
-  build_frame(s.spec, s.frame);
-  s.t_ns = static_cast<uint64_t>(s.scaled / f.rate_bps);
+  if (s.flow >= sc_.flows.size()) {
+    if (s.seq >= sc_.pfc[s.flow - sc_.flows.size()].count) return false;
+    if (s.seq == 0) build_frame(s.spec, s.frame);  // every frame the same
+  } else {
+    const FlowParams& f = sc_.flows[s.flow];
+    if (s.seq >= f.packets()) return false;
+    set_packet(f, s.seq, s.spec);
+    build_frame(s.spec, s.frame);
+  }
+  s.t_ns = static_cast<uint64_t>(s.scaled / s.rate);
   return true;
 }
 
@@ -107,7 +130,6 @@ bool PortGenerator::next(GenPacket& out) {
   size_t idx = heap_.back();
   heap_.pop_back();
   Stream& s = streams_[idx];
-  const FlowParams& f = sc_.flows[s.flow];
 
   out.t_ns = s.t_ns;
   out.ts_ns = sc_.base_time_ns + s.t_ns;
@@ -115,12 +137,18 @@ bool PortGenerator::next(GenPacket& out) {
   out.flow = s.flow;
   out.copy = s.copy;
   out.seq = s.seq;
-  out.frame.swap(s.frame);
-
-  // The next packet starts when this one has left the wire (plus the gap
-  // after a message).
-  s.scaled += u128(wire_bits(out.frame.size())) * kNsPerSecond;
-  if ((s.seq + 1) % f.packets_per_message() == 0) s.scaled += u128(f.gap_ns) * f.rate_bps;
+  if (s.flow >= sc_.flows.size()) {
+    // PFC: the same frame every interval.
+    out.frame = s.frame;
+    s.scaled += sc_.pfc[s.flow - sc_.flows.size()].interval_ns;
+  } else {
+    const FlowParams& f = sc_.flows[s.flow];
+    out.frame.swap(s.frame);
+    // The next packet starts when this one has left the wire (plus the gap
+    // after a message).
+    s.scaled += u128(wire_bits(out.frame.size())) * kNsPerSecond;
+    if ((s.seq + 1) % f.packets_per_message() == 0) s.scaled += u128(f.gap_ns) * f.rate_bps;
+  }
   ++s.seq;
   if (load(s)) {
     heap_.push_back(idx);

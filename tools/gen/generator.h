@@ -14,6 +14,14 @@
 // then the lower copy. RETH: VA = 0x100000000 + message index × message size,
 // R_Key = the copy's dest QP, DMA length = message size. IPv4 frames carry no
 // UDP checksum (as RoCE NICs send them); every frame carries its ICRC.
+// READ Requests (op read_request) are one packet per message with a RETH and
+// no payload; READ Responses carry the message like a WRITE, the first and
+// last (or only) with an AETH (MSN = message index + 1); neither asks for an
+// ACK. A `vlan` or `pcp` puts one 802.1Q tag in front.
+//
+// PFC sources (ScenarioParams::pfc) add the same 60-byte PFC frame
+// (pfc_frame_spec(), the switch's own layout) every interval from start;
+// they merge with the flows of their port by time, after all flows on a tie.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +39,7 @@ struct GenPacket {
   uint64_t t_ns = 0;   // since t=0 of the scenario
   uint64_t ts_ns = 0;  // pcap timestamp: base_time + t_ns
   uint16_t port = 0;   // the switch port it enters
-  uint32_t flow = 0;   // index in ScenarioParams::flows
+  uint32_t flow = 0;   // index in ScenarioParams::flows; flows.size() + i for pfc[i]
   uint32_t copy = 0;
   uint64_t seq = 0;  // packet index within its flow copy
   std::vector<uint8_t> frame;
@@ -60,6 +68,7 @@ class PortGenerator {
     uint32_t flow = 0;
     uint32_t copy = 0;
     uint64_t seq = 0;              // index of the packet in `frame`
+    uint64_t rate = 1;             // the flow's bit/s; 1 for a PFC source
     unsigned __int128 scaled = 0;  // its start time × rate (ns·bit/s)
     uint64_t t_ns = 0;             // scaled / rate
     FrameSpec spec;

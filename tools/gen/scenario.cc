@@ -13,6 +13,7 @@
 
 #include "control/units.h"
 #include "control/yaml_util.h"
+#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 namespace {
@@ -35,10 +36,16 @@ constexpr uint64_t kMaxFrameOverheadBytes = 14 + 4 + 40 + 8 + 12 + 16 + 3 + 4 + 
 constexpr uint16_t kRandomSportLow = 49152;
 constexpr size_t kMaxNameLength = 64;
 
-constexpr std::string_view kTopKeys[] = {"base_time", "seed", "flows"};
-constexpr std::string_view kFlowKeys[] = {
-    "name", "in_port", "src",      "dst", "sport", "dest_qp", "src_qp", "dscp",   "ecn", "pcp",
-    "op",   "message", "messages", "mtu", "rate",  "start",   "gap",    "copies", "psn"};
+constexpr uint64_t kMaxPfcFrames = 10'000'000;
+constexpr uint64_t kMaxVid = 4094;
+
+constexpr std::string_view kTopKeys[] = {"base_time", "seed", "flows", "pfc"};
+constexpr std::string_view kFlowKeys[] = {"name",    "in_port", "src",     "dst",      "sport",
+                                          "dest_qp", "src_qp",  "dscp",    "ecn",      "pcp",
+                                          "vlan",    "op",      "message", "messages", "mtu",
+                                          "rate",    "start",   "gap",     "copies",   "psn"};
+constexpr std::string_view kPfcKeys[] = {"name",  "in_port",  "priorities", "quanta",
+                                         "start", "interval", "count"};
 
 template <size_t N>
 std::string list_names(const std::string_view (&names)[N]) {
@@ -182,6 +189,8 @@ class Reader {
   // named: whether the flow has a name key (default names are not checked for
   // duplicates).
   FlowParams parse_flow(const Node& n, const std::string& path, size_t index, bool& named) const;
+  PfcSourceParams parse_pfc(const Node& n, const std::string& path, size_t index) const;
+  uint16_t get_port(const Node& n, const std::string& path) const;
   void check_duration(const FlowParams& f, const std::string& path) const;
 
   std::string source_;
@@ -193,6 +202,7 @@ ScenarioParams Reader::run(const Node& root, std::optional<uint64_t> seed_overri
   sc.source = source_;
   Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
   std::optional<Node> flows_entry;
+  std::optional<Node> pfc_entry;
   for (const auto& [key, value] : entries(top, "", kTopKeys)) {
     if (key == "base_time") {
       sc.base_time_ns = get_duration(value, key);
@@ -202,6 +212,8 @@ ScenarioParams Reader::run(const Node& root, std::optional<uint64_t> seed_overri
       bool negative = false;
       if (!parse_uint_text(scalar(value, key, "an integer"), sc.seed, negative) || negative)
         fail_value(key, value, "seed must be an unsigned 64-bit integer (decimal or 0x hex)");
+    } else if (key == "pfc") {
+      pfc_entry = value;
     } else {
       flows_entry = value;
     }
@@ -222,8 +234,16 @@ ScenarioParams Reader::run(const Node& root, std::optional<uint64_t> seed_overri
     sc.flows.push_back(std::move(f));
   }
 
+  if (pfc_entry) {
+    const Node& pfc = *pfc_entry;
+    if (!pfc.IsSequence()) fail_type("pfc", pfc, "a list");
+    for (size_t i = 0; i < pfc.size(); ++i)
+      sc.pfc.push_back(parse_pfc(pfc[i], index_path("pfc", i), i));
+  }
+
   uint64_t total = 0;
   for (const auto& f : sc.flows) total += f.packets() * f.copies;  // each term < 2^56
+  for (const auto& p : sc.pfc) total += p.count;                   // each term <= 10^7
   if (total > kMaxTotalPackets)
     fail("flows", "the scenario would produce " + std::to_string(total) + " packets (at most " +
                       std::to_string(kMaxTotalPackets) + ")");
@@ -251,15 +271,8 @@ FlowParams Reader::parse_flow(const Node& n, const std::string& path, size_t ind
   auto at = [&](std::string_view key) { return join_path(path, key); };
 
   // First the keys other rules depend on.
-  Node port_node = *find("in_port");
-  f.in_port =
-      static_cast<uint16_t>(get_uint(port_node, at("in_port"), 0, kMaxPorts - 1, "port id"));
+  f.in_port = get_port(*find("in_port"), at("in_port"));
   const PortParams* port = config_.find_port(f.in_port);
-  if (!port) {
-    std::string ids;
-    for (const auto& q : config_.ports) ids += (ids.empty() ? "" : ", ") + std::to_string(q.id);
-    fail_value(at("in_port"), port_node, "not a port of the switch (its ports: " + ids + ")");
-  }
   if (auto v = find("copies"))
     f.copies = static_cast<uint32_t>(get_uint(*v, at("copies"), 1, kMaxCopies, "copies"));
 
@@ -309,14 +322,20 @@ FlowParams Reader::parse_flow(const Node& n, const std::string& path, size_t ind
       }
     } else if (key == "pcp") {
       f.pcp = static_cast<uint8_t>(get_uint(v, p, 0, 7, "PCP"));
+    } else if (key == "vlan") {
+      f.vlan = static_cast<uint16_t>(get_uint(v, p, 0, kMaxVid, "VLAN ID"));
     } else if (key == "op") {
       const std::string& s = scalar(v, p, "an operation");
       if (s == "write") {
         f.op = RoceOp::kWrite;
       } else if (s == "send") {
         f.op = RoceOp::kSend;
+      } else if (s == "read_request") {
+        f.op = RoceOp::kReadRequest;
+      } else if (s == "read_response") {
+        f.op = RoceOp::kReadResponse;
       } else {
-        fail_value(p, v, "op must be write or send");
+        fail_value(p, v, "op must be write, send, read_request or read_response");
       }
     } else if (key == "message") {
       std::string why;
@@ -363,6 +382,66 @@ FlowParams Reader::parse_flow(const Node& n, const std::string& path, size_t ind
   return f;
 }
 
+uint16_t Reader::get_port(const Node& n, const std::string& path) const {
+  auto id = static_cast<uint16_t>(get_uint(n, path, 0, kMaxPorts - 1, "port id"));
+  if (!config_.find_port(id)) {
+    std::string ids;
+    for (const auto& q : config_.ports) ids += (ids.empty() ? "" : ", ") + std::to_string(q.id);
+    fail_value(path, n, "not a port of the switch (its ports: " + ids + ")");
+  }
+  return id;
+}
+
+PfcSourceParams Reader::parse_pfc(const Node& n, const std::string& path, size_t index) const {
+  PfcSourceParams p;
+  p.name = "pfc" + std::to_string(index);
+  bool has_port = false;
+  for (const auto& [key, v] : entries(n, path, kPfcKeys)) {
+    std::string at = join_path(path, key);
+    if (key == "name") {
+      p.name = scalar(v, at, "a string");
+      if (!valid_name(p.name))
+        fail_value(at, v, "PFC source name must match [A-Za-z0-9_.-]+ (1..64 characters)");
+    } else if (key == "in_port") {
+      p.in_port = get_port(v, at);
+      has_port = true;
+    } else if (key == "priorities") {
+      if (!v.IsSequence() || v.size() == 0) fail_type(at, v, "a non-empty list of priorities");
+      p.class_enable = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string ip = index_path(at, i);
+        auto prio = get_uint(v[i], ip, 0, 7, "priority");
+        if (p.class_enable & (1u << prio)) fail_value(ip, v[i], "duplicate priority");
+        p.class_enable = static_cast<uint8_t>(p.class_enable | (1u << prio));
+      }
+    } else if (key == "quanta") {
+      p.quanta = static_cast<uint16_t>(get_uint(v, at, 0, kMaxPauseQuanta, "pause quanta"));
+    } else if (key == "start") {
+      p.start_ns = get_duration(v, at);
+    } else if (key == "interval") {
+      p.interval_ns = get_duration(v, at);
+      if (p.interval_ns == 0) fail_value(at, v, "interval must be at least 1ns");
+    } else if (key == "count") {
+      p.count = get_uint(v, at, 1, kMaxPfcFrames, "count");
+    }
+  }
+  if (!has_port) fail(path, "missing required key \"in_port\"");
+  using u128 = unsigned __int128;
+  u128 end = u128(p.start_ns) + u128(p.count - 1) * p.interval_ns;
+  if (end > kMaxScenarioNs)
+    fail(path,
+         "the last PFC frame would be sent at t=" +
+             (end > UINT64_MAX ? std::string("beyond 2^64 ns") : format_seconds(uint64_t(end))) +
+             ", beyond the limit of 30 days (2592000 s)");
+  p.src_mac.b = {0x02, 0x00, 0x00, 0x00, 0xff, static_cast<uint8_t>(p.in_port)};
+  for (const auto& nb : config_.neighbors)
+    if (nb.port == p.in_port) {
+      p.src_mac = nb.mac;
+      break;
+    }
+  return p;
+}
+
 // Rejects flows whose last packet would leave beyond kMaxScenarioNs, using an
 // upper bound of each packet's wire time.
 void Reader::check_duration(const FlowParams& f, const std::string& path) const {
@@ -383,6 +462,8 @@ std::vector<uint16_t> ScenarioParams::ports() const {
   std::vector<uint16_t> out;
   for (const auto& f : flows)
     if (std::find(out.begin(), out.end(), f.in_port) == out.end()) out.push_back(f.in_port);
+  for (const auto& p : pfc)
+    if (std::find(out.begin(), out.end(), p.in_port) == out.end()) out.push_back(p.in_port);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -390,6 +471,7 @@ std::vector<uint16_t> ScenarioParams::ports() const {
 uint64_t ScenarioParams::total_packets() const {
   uint64_t total = 0;
   for (const auto& f : flows) total += f.packets() * f.copies;
+  for (const auto& p : pfc) total += p.count;
   return total;
 }
 

@@ -12,10 +12,24 @@
 //     name     label [flow<i>];  in_port  switch port (required)
 //     src, dst IPv4 or IPv6 of one family (required)
 //     sport    UDP source port or "random" [49152];  dest_qp [0x11];  src_qp
-//     dscp [26];  ecn not_ect|ect0|ect1|ce [ect0];  pcp (802.1Q tag, VID 0)
-//     op write|send [write];  message [64KiB];  messages [1]
+//     dscp [26];  ecn not_ect|ect0|ect1|ce [ect0]
+//     pcp      802.1Q priority (tags the frames; VID 0 unless vlan is given)
+//     vlan     802.1Q VID 0..4094 (tags the frames; PCP 0 unless pcp is given)
+//     op       write|send|read_request|read_response [write]: RDMA WRITE or
+//              SEND packets; read_request: one RDMA READ Request per message
+//              (RETH DMA length = message, no payload); read_response: the
+//              READ Response packets carrying the message
+//     message [64KiB];  messages [1]
 //     mtu 256|512|1024|2048|4096 [1024];  rate [100G];  start [0];  gap [0]
 //     copies [1] (copy k: sport+k, dest_qp+k, src_qp+k);  psn [0]
+//   pfc        optional list of PFC (802.1Qbb) frame sources, e.g. a NIC
+//              stuck pausing the switch:
+//     name     label [pfc<i>];  in_port  switch port the frames enter (required)
+//     priorities  list of priorities 0..7 the frames pause [[3]]
+//     quanta   pause time of each listed priority, 0..65535 (0 = XON) [65535]
+//     start [0];  interval  time between frames, 1ns.. [100us];  count [1]
+//     (source MAC: the configured neighbor on in_port, else
+//     02:00:00:00:ff:<in_port>)
 #pragma once
 
 #include <cstdint>
@@ -37,7 +51,7 @@ class ScenarioError : public std::runtime_error {
 inline constexpr uint64_t kDefaultBaseTimeNs = 1'767'225'600ull * 1'000'000'000ull;  // 2026-01-01
 inline constexpr uint64_t kDefaultScenarioSeed = 1;
 
-enum class RoceOp : uint8_t { kWrite, kSend };
+enum class RoceOp : uint8_t { kWrite, kSend, kReadRequest, kReadResponse };
 
 struct FlowParams {
   std::string name;      // "flow<i>" when not given
@@ -51,6 +65,7 @@ struct FlowParams {
   uint8_t dscp = 26;
   uint8_t ecn = 2;  // 0 not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
   std::optional<uint8_t> pcp;
+  std::optional<uint16_t> vlan;  // VID
   RoceOp op = RoceOp::kWrite;
   uint64_t message_bytes = 65536;
   uint32_t messages = 1;
@@ -65,9 +80,24 @@ struct FlowParams {
   MacAddr dst_mac;  // the switch port's MAC
   MacAddr src_mac;  // the neighbor MAC of src on in_port, else 02:00:00:00:ff:<in_port>
 
-  uint64_t packets_per_message() const { return (message_bytes + mtu - 1) / mtu; }
+  uint64_t packets_per_message() const {
+    return op == RoceOp::kReadRequest ? 1 : (message_bytes + mtu - 1) / mtu;
+  }
   // Packets of one copy.
   uint64_t packets() const { return packets_per_message() * messages; }
+};
+
+// A port that sends PFC frames into the switch: count frames, one every
+// interval from start.
+struct PfcSourceParams {
+  std::string name;  // "pfc<i>" when not given
+  uint16_t in_port = 0;
+  uint8_t class_enable = 1u << 3;  // bit p: priority p
+  uint16_t quanta = 65535;
+  uint64_t start_ns = 0;
+  uint64_t interval_ns = 100'000;
+  uint64_t count = 1;
+  MacAddr src_mac;  // resolved: the neighbor on in_port, else 02:00:00:00:ff:<in_port>
 };
 
 struct ScenarioParams {
@@ -75,8 +105,9 @@ struct ScenarioParams {
   uint64_t base_time_ns = kDefaultBaseTimeNs;
   uint64_t seed = kDefaultScenarioSeed;
   std::vector<FlowParams> flows;
+  std::vector<PfcSourceParams> pfc;
 
-  // Ports that have at least one flow entering them, ascending.
+  // Ports that have at least one flow or PFC source entering them, ascending.
   std::vector<uint16_t> ports() const;
   // Frames the whole scenario produces.
   uint64_t total_packets() const;
