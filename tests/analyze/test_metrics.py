@@ -57,7 +57,7 @@ class ReorderTest(unittest.TestCase):
     def test_pcap_psns_0_1_3_2_4(self):
         t = self.count([fixtures.roce_frame("10.2.0.1", 300, p) for p in (0, 1, 3, 2, 4)])
         self.assertEqual((t.packets, t.reordered, t.qps(), t.max_gap), (5, 1, 1, 1))
-        self.assertEqual(t.top(5), [(("10.2.0.1", 300), 1)])
+        self.assertEqual(t.top(5), [(("10.0.0.1>10.2.0.1", 300), 1)])
 
     def test_other_encodings(self):
         frames = [fixtures.roce_frame("10.2.0.1", 300, p, vlan=5) for p in (0, 1, 3, 2, 4)]
@@ -67,7 +67,7 @@ class ReorderTest(unittest.TestCase):
               for p in (0, 2, 1)]
         t = self.count(v6)
         self.assertEqual(t.reordered, 1)
-        self.assertEqual(t.top(1)[0][0], ("fd00::2", 7))
+        self.assertEqual(t.top(1)[0][0], ("fd00::1>fd00::2", 7))
 
     def test_qps_apart_wrap_retransmit_cnp(self):
         frames = [fixtures.roce_frame("10.2.0.1", 1, 5), fixtures.roce_frame("10.2.0.1", 2, 0),
@@ -82,13 +82,25 @@ class ReorderTest(unittest.TestCase):
         self.assertEqual(t.max_gap, 2)
         self.assertEqual(t.packets, 7)
 
-    def test_per_output_port(self):
+    def test_points_count_apart(self):
         t = metrics.ReorderTracker()
-        t.observe("port4", "d", 1, 5)
-        t.observe("port5", "d", 1, 3)   # another output: its own order
+        t.observe("leaf0", "d", 1, 5)
+        t.observe("leaf1", "d", 1, 3)   # another switch: its own order
         self.assertEqual(t.reordered, 0)
-        t.observe("port4", "d", 1, 4)
-        self.assertEqual((t.reordered, t.per_point), (1, {"port4": 1}))
+        t.observe("leaf0", "d", 1, 4)
+        self.assertEqual((t.reordered, t.per_point), (1, {"leaf0": 1}))
+
+    def test_pcaps_of_one_switch_merge_in_time_order(self):
+        # PSN 1 leaves port 5 after PSN 2 left port 4: the receiver sees 0, 2, 1.
+        with tempfile.TemporaryDirectory() as d:
+            p4, p5 = os.path.join(d, "port4.pcap"), os.path.join(d, "port5.pcap")
+            fixtures.write_pcap(p4, [fixtures.roce_frame("10.2.0.1", 9, 0),
+                                     fixtures.roce_frame("10.2.0.1", 9, 2)], step=1000)
+            fixtures.write_pcap(p5, [fixtures.roce_frame("10.2.0.1", 9, 1)],
+                                t0=fixtures.T0 + 1500)
+            t = metrics.ReorderTracker()
+            readers.read_pcap_reordering(t, [p4, p5])
+            self.assertEqual((t.packets, t.reordered), (3, 1))
 
 
 class SlowdownTest(unittest.TestCase):

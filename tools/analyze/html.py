@@ -66,11 +66,11 @@ DEFINITIONS = [
      "Per packet, from events.jsonl <code>dequeue</code>: <code>sojourn_ns</code>, the time "
      "from enqueue to the first bit on the wire. p99 is the nearest-rank 99th percentile."),
     ("Reordering",
-     "At each output (a port), per queue pair (destination IP, destination QP): a packet whose "
-     "PSN is behind the highest PSN already seen there for its QP is reordered. PSNs are 24-bit: "
-     "behind means 1 to 2<sup>23</sup>−1 back modulo 2<sup>24</sup>; the same PSN again is a "
-     "retransmission, not reordering; CNPs are skipped. From events.jsonl dequeue lines with "
-     "qp/psn, else from the output pcaps; per-QP counts add up the outputs."),
+     "Per switch, its output ports merged in departure order, per queue pair (source IP, "
+     "destination IP, destination QP): a packet whose PSN is behind the highest PSN already "
+     "seen for its QP is reordered. PSNs are 24-bit: behind means 1 to 2<sup>23</sup>−1 back "
+     "modulo 2<sup>24</sup>; the same PSN again is a retransmission, not reordering; CNPs are "
+     "skipped. From events.jsonl dequeue lines with qp/psn, else from the output pcaps."),
     ("FCT slowdown",
      "Per finished flow in flows.csv: fct_ns / ideal_fct_ns. Buckets: small &lt; 100 KB, "
      "medium 100 KB..1 MB, large ≥ 1 MB, and all; average and nearest-rank p99 per bucket. "

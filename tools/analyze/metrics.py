@@ -43,9 +43,10 @@ def imbalance_windows(matrix):
 
 
 class ReorderTracker:
-    """Per observation point (an output port) and per queue pair (destination
-    IP, destination QP): a packet whose PSN is behind the highest PSN already
-    seen there for its QP is reordered. PSNs are 24-bit: "behind" means 1 to
+    """Per observation point (a switch, its ports merged in departure order)
+    and per queue pair (source>destination IP, destination QP): a packet
+    whose PSN is behind the highest PSN already seen there for its QP is
+    reordered. PSNs are 24-bit: "behind" means 1 to
     2^23 - 1 back (modulo 2^24); the same PSN again is a retransmission, not
     reordering. CNPs are not data and are skipped by the callers."""
 

@@ -7,6 +7,7 @@ InputError naming the file and line."""
 import csv
 import glob
 import json
+import heapq
 import os
 import re
 from array import array
@@ -189,8 +190,7 @@ def read_run(path):
     if (run.reorder is None or run.reorder.packets == 0) and pcaps:
         run.reorder = metrics.ReorderTracker()
         run.reorder_source = "pcap"
-        for p in pcaps:
-            read_pcap_reordering(run.reorder, p)
+        read_pcap_reordering(run.reorder, pcaps)
     # Clock fallbacks for directories without run.json.
     if run.t0_ns is None:
         first = None
@@ -354,8 +354,11 @@ def read_events(run, path):
                     psn = o.get("psn")
                     if qp is not None and psn is not None and o.get("opcode") != OPCODE_CNP:
                         flow = o.get("flow")
-                        dst = flow.get("dst", "") if isinstance(flow, dict) else ""
-                        tracker.observe((o.get("switch", ""), o.get("port")), dst, qp, psn)
+                        pair = ("%s>%s" % (flow.get("src", ""), flow.get("dst", ""))
+                                if isinstance(flow, dict) else "")
+                        # Per switch, across its ports: the order a receiving
+                        # NIC sees (as the engines' reordering counter).
+                        tracker.observe(o.get("switch", ""), pair, qp, psn)
                 elif ev == "drop":
                     r = str(o.get("reason", "?"))
                     drops[r] = drops.get(r, 0) + 1
@@ -382,13 +385,21 @@ def read_events(run, path):
         run._seen(max_t)
 
 
-def read_pcap_reordering(tracker, path):
-    point = os.path.splitext(os.path.basename(path))[0]
-    for _ts, frame in read_packets(path):
+def read_pcap_reordering(tracker, paths):
+    """The switch's output pcaps merged in departure order: a receiving NIC
+    sees one QP's packets from whichever uplinks they took, so order counts
+    across ports (as the replay engine's own meter does)."""
+    if isinstance(paths, str):
+        paths = [paths]
+
+    def tagged(path):
+        for ts, frame in read_packets(path):
+            yield ts, frame
+    for _ts, frame in heapq.merge(*(tagged(p) for p in paths), key=lambda x: x[0]):
         r = parse_roce(frame)
         if r is None or r[4] == OPCODE_CNP:
             continue
-        tracker.observe(point, r[1], r[2], r[3])
+        tracker.observe("switch", "%s>%s" % (r[0], r[1]), r[2], r[3])
 
 
 def read_flows(path):
