@@ -123,13 +123,18 @@ AppliedOverride apply_override(YAML::Node& root, const std::string& text) {
   return out;
 }
 
-std::string effective_config_yaml(const std::string& yaml_text,
+std::string effective_config_yaml(const YAML::Node& document,
                                   const std::vector<std::string>& overrides) {
-  YAML::Node root = YAML::Load(yaml_text);
+  YAML::Node root = YAML::Clone(document);
   for (const auto& o : overrides) apply_override(root, o);
   YAML::Emitter out;
   out << root;
   return std::string(out.c_str()) + "\n";
+}
+
+std::string effective_config_yaml(const std::string& yaml_text,
+                                  const std::vector<std::string>& overrides) {
+  return effective_config_yaml(YAML::Load(yaml_text), overrides);
 }
 
 }  // namespace rocelb

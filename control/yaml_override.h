@@ -29,5 +29,8 @@ namespace rocelb {
 // lost; keys keep their order). Throws ConfigError like apply_override.
 std::string effective_config_yaml(const std::string& yaml_text,
                                   const std::vector<std::string>& overrides);
+// The same from a parsed document (left as it is: the overrides go to a copy).
+std::string effective_config_yaml(const YAML::Node& document,
+                                  const std::vector<std::string>& overrides);
 
 }  // namespace rocelb

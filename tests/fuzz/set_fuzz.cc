@@ -2,7 +2,8 @@
 // overrides, one per line (empty lines skipped), applied in order to the
 // embedded default config as `rocelb-dp run --set ... --set ...` would.
 // The default is parsed once (load_config_node takes a deep copy per input:
-// YAML parsing was 9 in 10 of the time when every input parsed it again).
+// YAML parsing was 9 in 10 of the time when every input parsed it again;
+// the effective YAML is built from it too).
 // Loading must end in a ConfigParams or a ConfigError. When it loads, the
 // effective YAML that `rocelbctl show config` prints must be built without
 // error and load again.
@@ -38,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::string effective;
   try {
-    effective = rocelb::effective_config_yaml(base, overrides);
+    effective = rocelb::effective_config_yaml(base_document, overrides);
     rocelb::load_config_text(effective, "effective.yaml");
   } catch (const rocelb::ConfigError& e) {
     std::fprintf(stderr, "loaded with the overrides but not as effective YAML: %s\n%s", e.what(),

@@ -222,7 +222,10 @@ TEST(Presets, MultitenantTenantsAreToldApartByVlanOrDscp) {
         }
         ASSERT_GE(tenant, 0);
         const std::string& name = sc.flows[p.flow].name;
-        EXPECT_EQ(name.rfind("t" + std::to_string(tenant) + "-", 0), 0u) << name;
+        std::string prefix = "t";  // appended: GCC 12 warns falsely on "t" + std::string
+        prefix += std::to_string(tenant);
+        prefix += '-';
+        EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
         kinds[tenant].insert(name.find("elephant") != std::string::npos ? 'e' : 'm');
       }
     EXPECT_EQ(kinds[0], std::set<char>{'e'});

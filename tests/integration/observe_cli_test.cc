@@ -174,7 +174,9 @@ TEST_F(ObserveCli, EventsAgreeWithThePcapsAndTheFilterKeepsOnePort) {
       EXPECT_TRUE(e.contains("sojourn_ns"));
       EXPECT_TRUE(e.contains("qp"));
     }
-    if (k == "lb") EXPECT_EQ(e["mode"], "flowlet_quality");
+    if (k == "lb") {
+      EXPECT_EQ(e["mode"], "flowlet_quality");
+    }
   }
   uint64_t rx = 0, tx = 0;
   for (const auto& p : c["ports"]) {
@@ -293,7 +295,9 @@ TEST_F(ObserveCli, FabricRunsRecordEverySwitch) {
   std::set<std::string> switches;
   for (const auto& e : read_events(out / "events.jsonl")) {
     switches.insert(e["switch"].get<std::string>());
-    if (e.contains("class")) EXPECT_EQ(e["class"], 3);
+    if (e.contains("class")) {
+      EXPECT_EQ(e["class"], 3);
+    }
   }
   EXPECT_GE(switches.size(), 2u);
   const auto t = run_command(
@@ -301,6 +305,39 @@ TEST_F(ObserveCli, FabricRunsRecordEverySwitch) {
       dir_);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("out port 0 class 3"), std::string::npos) << t.out.substr(0, 500);
+}
+
+TEST_F(ObserveCli, AnalyzerComparesTwoEnginesFromRealRuns) {
+  const std::string in = generate("demo.yaml");
+  std::string dirs;
+  for (const char* mode : {"fixed", "drill"}) {
+    const fs::path out = dir_ / mode;
+    const auto r = replay(in + " --timeline 10us --events --set groups.uplinks.mode=" + mode +
+                          " --out-dir " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    dirs += ' ';
+    dirs += out.string();
+  }
+  const fs::path page = dir_ / "cmp.html";
+  const auto a = run_command(
+      test::src("tools/rocelb-analyze") + dirs + " --table --out " + page.string(), dir_);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("fixed "), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("drill "), std::string::npos) << a.out;
+  EXPECT_NE(a.out.rfind(page.string()), std::string::npos) << a.out;
+  const std::string html = test::read_file(page);
+  for (const char* id : {"plot-compare-imbalance", "plot-compare-sojourn", "plot-throughput-fixed",
+                         "plot-queue-drill", "plot-sojourn-fixed", "plot-imbalance-drill"})
+    EXPECT_NE(html.find("id=\"" + std::string(id) + '"'), std::string::npos) << id;
+  // The analyzer's figures are the switch's: the same ECN marks as counters.json.
+  const Json summary = read_json(dir_ / "cmp_data" / "summary.json");
+  const Json counters = read_json(dir_ / "fixed" / "counters.json");
+  uint64_t marks = 0;
+  for (const auto& p : counters["ports"])
+    for (const auto& q : p["queues"]) marks += q["wred_ecn_marked_packets"].get<uint64_t>();
+  EXPECT_EQ(summary["runs"][0]["ecn_marks"].get<uint64_t>(), marks);
+  EXPECT_EQ(summary["runs"][0]["reordering"]["reordered_packets"],
+            counters["reordering"]["reordered_packets"]);
 }
 
 }  // namespace

@@ -92,17 +92,36 @@ def fmt(v, digits=3):
     return esc(v)
 
 
+# The comparison's columns: (heading, value of one run's summary).
+SUMMARY_COLUMNS = [
+    ("run", lambda s: s["name"]), ("kind", lambda s: s["kind"]),
+    ("uplink imbalance max/mean", lambda s: s["uplink_imbalance"]["mean_max_over_mean"]),
+    ("Jain's index", lambda s: s["uplink_imbalance"]["mean_jain"]),
+    ("p99 sojourn (µs)", lambda s: s["sojourn_us"]["p99"]),
+    ("reordered packets", lambda s: (s.get("reordering") or {}).get("reordered_packets")),
+    ("ECN marks", lambda s: s.get("ecn_marks")),
+    ("PFC frames sent", lambda s: s.get("pfc_frames_sent")),
+    ("drops", lambda s: s.get("drops")),
+    ("FCT slowdown p99 (all)",
+     lambda s: ((s.get("fct_slowdown") or {}).get("all") or {}).get("p99"))]
+
+
+def text_table(summaries):
+    """The comparison as aligned text (rocelb-analyze --table), columns that
+    hold nothing for every run left out."""
+    cols = [(h, get) for h, get in SUMMARY_COLUMNS
+            if any(get(s) is not None for s in summaries) or h == "run"]
+    rows = [[h for h, _ in cols]] + [[fmt(get(s)) for _, get in cols] for s in summaries]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    lines = []
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))))
+    return "\n".join(lines)
+
+
 def summary_table(summaries):
-    cols = [("run", lambda s: s["name"]), ("kind", lambda s: s["kind"]),
-            ("uplink imbalance max/mean", lambda s: s["uplink_imbalance"]["mean_max_over_mean"]),
-            ("Jain's index", lambda s: s["uplink_imbalance"]["mean_jain"]),
-            ("p99 sojourn (µs)", lambda s: s["sojourn_us"]["p99"]),
-            ("reordered packets", lambda s: (s.get("reordering") or {}).get("reordered_packets")),
-            ("ECN marks", lambda s: s.get("ecn_marks")),
-            ("PFC frames sent", lambda s: s.get("pfc_frames_sent")),
-            ("drops", lambda s: s.get("drops")),
-            ("FCT slowdown p99 (all)",
-             lambda s: ((s.get("fct_slowdown") or {}).get("all") or {}).get("p99"))]
+    cols = SUMMARY_COLUMNS
     out = ['<table id="summary-table"><thead><tr>']
     out += ["<th>%s</th>" % esc(c) for c, _ in cols]
     out.append("</tr></thead><tbody>")

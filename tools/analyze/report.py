@@ -12,13 +12,14 @@ from . import analysis, html, plots
 from .errors import InputError
 from .readers import read_run
 
-USAGE = """rocelb-analyze DIR [DIR...] [--out FILE]
+USAGE = """rocelb-analyze DIR [DIR...] [--out FILE] [--table]
 
 Reads rocelb run output directories (replay or fabric) and writes one
 self-contained HTML report of plots (default DIR/report.html, DIR the first
 one), <report stem>_data/summary.json and one CSV per plotted series in
 <report stem>_data/. With several DIRs the report starts with a comparison
-of the runs. Prints the report's path last. Bad input: exit 2."""
+of the runs. --table also prints the summary table (one row per run).
+Prints the report's path last. Bad input: exit 2."""
 
 
 def slug(s):
@@ -136,6 +137,8 @@ def main(argv=None):
                                 description=USAGE.split("\n\n", 1)[1])
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run output directories")
     p.add_argument("--out", metavar="FILE", help="the report (default: DIR/report.html)")
+    p.add_argument("--table", action="store_true",
+                   help="also print the runs' summary table (imbalance, p99 sojourn, ...)")
     p.add_argument("--top", type=int, default=0,
                    help="series per plot (default: 16 uplinks, 8 queues, 24 PFC rows)")
     args = p.parse_args(argv)
@@ -197,6 +200,8 @@ def main(argv=None):
         f.write("\n")
     with open(out, "w", encoding="utf-8") as f:
         f.write(html.page(title, summaries, w.parts, index))
+    if args.table:
+        print(html.text_table(summaries))
     print(out)
     return 0
 
