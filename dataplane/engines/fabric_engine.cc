@@ -419,6 +419,8 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
       throw FabricError(e.what());
     }
     for (SwitchNode& n : I.sw) n.rec = &recorder->add(n.name, *n.dp);
+    for (size_t h = 0; h < I.hosts.size(); ++h)
+      recorder->add_host(I.topo.hosts[h].name, I.hosts[h].nic->counters());
   }
   struct Forget {  // the recorders die with this run
     std::vector<SwitchNode>& sw;

@@ -43,6 +43,10 @@ class RunRecorder {
   RunRecorder& operator=(const RunRecorder&) = delete;
 
   SwitchRecorder& add(std::string name, Dataplane& dp);
+  // A fabric host's NIC, for the timeline's nic.* rows (no-op without one).
+  void add_host(std::string name, const NicCounters& counters) {
+    if (sampler_) sampler_->add_host(std::move(name), counters);
+  }
 
   void advance(uint64_t now_ns) {
     if (sampler_ && now_ns >= next_ns_) advance_to(now_ns);

@@ -41,8 +41,37 @@ void TimelineSampler::row(uint64_t t_ns, const Switch& s, uint16_t port, const s
   row(t_ns, s, port, -1, metric.c_str(), value);
 }
 
+void TimelineSampler::add_host(std::string name, const NicCounters& counters) {
+  hosts_.push_back(Host{std::move(name), &counters, counters, false});
+}
+
 void TimelineSampler::sample(uint64_t t_ns, uint64_t interval_ns) {
   for (Switch& s : switches_) sample_switch(t_ns, interval_ns, s);
+  for (Host& h : hosts_) sample_host(t_ns, interval_ns, h);
+}
+
+void TimelineSampler::sample_host(uint64_t t_ns, uint64_t interval_ns, Host& h) {
+  const NicCounters& now = *h.now;
+  auto delta = [&](uint64_t NicCounters::*f) { return now.*f - h.last.*f; };
+  const uint64_t tx = delta(&NicCounters::tx_bytes), rx = delta(&NicCounters::rx_bytes);
+  if (tx || rx) h.active = true;
+  if (h.active) {
+    auto out = [&](const char* metric, uint64_t v) {
+      std::fprintf(f_, "%" PRIu64 ",%s,0,,%s,%" PRIu64 "\n", base_ns_ + t_ns, h.name.c_str(),
+                   metric, v);
+      ++rows_;
+    };
+    out("nic.tx_bytes", tx);
+    out("nic.tx_bps", interval_ns ? static_cast<uint64_t>(static_cast<__uint128_t>(tx) *
+                                                          8'000'000'000ull / interval_ns)
+                                  : 0);
+    out("nic.rx_bytes", rx);
+    out("nic.cnps_received", delta(&NicCounters::cnps_received));
+    out("nic.rate_cuts", delta(&NicCounters::rate_cuts));
+    out("nic.retransmitted_packets", delta(&NicCounters::retransmitted_packets));
+    out("nic.timeouts", delta(&NicCounters::timeouts));
+  }
+  h.last = now;
 }
 
 void TimelineSampler::sample_switch(uint64_t t_ns, uint64_t interval_ns, Switch& s) {

@@ -17,6 +17,10 @@
 //                       engines read), group.<name>.band (quality modes: the
 //                       member's quality band 0..7 at t, over the depth the
 //                       mode reads; for per-class depth, the busiest class)
+//   per host NIC (fabric runs; switch = the host's name, port 0, class ""):
+//                       nic.tx_bytes, nic.tx_bps, nic.rx_bytes, nic.cnps_received,
+//                       nic.rate_cuts (DCQCN), nic.retransmitted_packets,
+//                       nic.timeouts (in the interval)
 // A port's rows start once it has carried traffic, a queue's once it has
 // held a packet (earlier rows would all be 0). Sums over a run's rows equal
 // the switch's counters (tx_bytes, rx_bytes); the largest queue_peak_bytes
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "dataplane/engines/switch_recorder.h"
+#include "dataplane/fabric/roce_nic.h"
 #include "lb/quality_model.h"
 
 namespace rocelb {
@@ -38,6 +43,8 @@ class TimelineSampler {
   // Writes the header to `f` (the caller owns and closes it).
   TimelineSampler(std::FILE* f, uint64_t base_ns);
   void add(SwitchRecorder& rec);
+  // A host's NIC (its counters are read at each sample).
+  void add_host(std::string name, const NicCounters& counters);
   // Rows for every switch at the end of an interval of `interval_ns`
   // ending at t_ns (the engine's clock).
   void sample(uint64_t t_ns, uint64_t interval_ns);
@@ -57,9 +64,18 @@ class TimelineSampler {
            uint64_t value);
   void sample_switch(uint64_t t_ns, uint64_t interval_ns, Switch& s);
 
+  struct Host {
+    std::string name;
+    const NicCounters* now = nullptr;
+    NicCounters last;
+    bool active = false;
+  };
+  void sample_host(uint64_t t_ns, uint64_t interval_ns, Host& h);
+
   std::FILE* f_;
   uint64_t base_ns_;
   std::vector<Switch> switches_;
+  std::vector<Host> hosts_;
   uint64_t rows_ = 0;
 };
 

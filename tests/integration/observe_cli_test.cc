@@ -283,8 +283,15 @@ TEST_F(ObserveCli, FabricRunsRecordEverySwitch) {
   EXPECT_EQ(run["kind"], "fabric");
   ASSERT_EQ(run["switches"].size(), 4u);
   std::map<std::string, std::map<int, uint64_t>> tx;
-  for (const auto& row : read_timeline(out / "timeline.csv"))
+  uint64_t nic_tx = 0, nic_cnps = 0;
+  for (const auto& row : read_timeline(out / "timeline.csv")) {
     if (row.metric == "tx_bytes") tx[row.sw][row.port] += row.value;
+    if (row.metric == "nic.tx_bytes") nic_tx += row.value;
+    if (row.metric == "nic.cnps_received") nic_cnps += row.value;
+  }
+  const Json summary = read_json(out / "summary.json");
+  EXPECT_EQ(nic_tx, summary["nics"]["tx_bytes"].get<uint64_t>());
+  EXPECT_EQ(nic_cnps, summary["nics"]["cnps_received"].get<uint64_t>());
   for (const auto& s : run["switches"]) {
     const std::string name = s["name"];
     const Json c = read_json(out / (name + ".counters.json"));
