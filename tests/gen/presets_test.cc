@@ -15,6 +15,7 @@
 #include "dataplane/fabric/flow_size_cdf.h"
 #include "dataplane/forward/flow_key_of.h"
 #include "dataplane/wire/parser.h"
+#include "gen_test_util.h"
 #include "lb/flow_hash.h"
 #include "pfc/pfc_frame.h"
 #include "tools/gen/generator.h"
@@ -25,11 +26,7 @@
 namespace rocelb {
 namespace {
 
-const ConfigParams& default_config() {
-  static const ConfigParams cfg =
-      load_config_text(std::string(embedded_default_config()), std::string(kEmbeddedDefaultName));
-  return cfg;
-}
+using test::default_config;
 
 PresetResult run(const std::string& name, const std::vector<std::string>& params = {},
                  std::optional<uint64_t> seed = std::nullopt,

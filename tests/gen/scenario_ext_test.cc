@@ -9,6 +9,7 @@
 #include "control/config_loader.h"
 #include "control/default_config.h"
 #include "dataplane/wire/parser.h"
+#include "gen_test_util.h"
 #include "pfc/pfc_frame.h"
 #include "tools/gen/generator.h"
 #include "tools/gen/scenario.h"
@@ -17,11 +18,7 @@
 namespace rocelb {
 namespace {
 
-const ConfigParams& default_config() {
-  static const ConfigParams cfg =
-      load_config_text(std::string(embedded_default_config()), std::string(kEmbeddedDefaultName));
-  return cfg;
-}
+using test::default_config;
 
 ScenarioParams load(const std::string& text) {
   return load_scenario_text(text, "scenario.yaml", default_config());

@@ -6,16 +6,13 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
+#include "gen_test_util.h"
 #include "tools/gen/scenario.h"
 
 namespace rocelb {
 namespace {
 
-const ConfigParams& default_config() {
-  static const ConfigParams cfg =
-      load_config_text(std::string(embedded_default_config()), std::string(kEmbeddedDefaultName));
-  return cfg;
-}
+using test::default_config;
 
 constexpr const char* kSource = "scenario.yaml";
 
