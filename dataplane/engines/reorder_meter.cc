@@ -22,7 +22,12 @@ void ReorderMeter::observe(const ParsedPacket& p) {
   QpKey key;
   std::memcpy(key.ips.data(), p.src_ip, 16);
   std::memcpy(key.ips.data() + 16, p.dst_ip, 16);
-  key.qp = p.bth_dest_qp;
+  // An RC QP's responses (RDMA READ response, ACK, atomic ACK: opcodes
+  // 0x0D..0x12) carry the requester's PSNs: a sequence of their own beside
+  // the requests the same side sends on that QP.
+  const uint8_t op = p.bth_opcode & 0x1f;
+  const bool response = (p.bth_opcode >> 5) == 0 && op >= 0x0d && op <= 0x12;
+  key.qp = p.bth_dest_qp | (response ? 1u << 24 : 0u);
   auto [it, fresh] = highest_.try_emplace(key, p.bth_psn);
   if (fresh) return;
   const uint32_t ahead = (p.bth_psn - it->second) & 0xffffff;

@@ -3,7 +3,8 @@
 // destination IP, destination QP — a RoCE packet that leaves with a PSN
 // lower than one already sent for that QP is out of order (24-bit PSN
 // arithmetic: "lower" means up to 2^23 behind). A repeated PSN is a
-// retransmission, not reordering. This is the price per-packet load
+// retransmission, not reordering. An RC QP's responses (READ responses,
+// ACKs) are a PSN sequence apart from its requests. This is the price per-packet load
 // balancing pays at the receiving NIC.
 //
 // Counters: qps (seen), reordered_packets, max_psn_gap (largest distance

@@ -59,6 +59,8 @@ Json view_ports(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
     p["device"] = pc.device;
     p["speed_bps"] = pc.speed_bps;
     p["admin_status"] = pc.admin_up ? "up" : "down";
+    p["link"] = dp.link_up(id) ? "up" : "down";  // apart from admin_status
+    p["link_changes"] = dp.link_changes(id);
     for (const char* k : {"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drops_total"})
       p[k] = u64(c, k);
     p["queued_bytes"] = t.depth_bytes();

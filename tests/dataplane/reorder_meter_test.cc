@@ -40,6 +40,26 @@ TEST(ReorderMeter, QpsAreIndependent) {
   EXPECT_EQ(m.qps(), 3u);
 }
 
+TEST(ReorderMeter, ResponsesAreASequenceApartFromRequests) {
+  // One side of an RC connection sends its own requests (SEND, PSN 500..)
+  // and answers the peer's RDMA READ (READ responses with the peer's PSNs,
+  // 10..) on the same QP: neither is behind the other.
+  ReorderMeter m;
+  auto op = [](uint32_t psn, uint8_t opcode) {
+    ParsedPacket p = roce(4, psn);
+    p.bth_opcode = opcode;
+    return p;
+  };
+  m.observe(op(500, 0x04));  // SEND only
+  m.observe(op(10, 0x0D));   // READ response first
+  m.observe(op(11, 0x0F));   // READ response last
+  m.observe(op(501, 0x04));
+  m.observe(op(12, 0x11));  // ACK
+  EXPECT_EQ(m.reordered_packets(), 0u);
+  m.observe(op(11, 0x10));  // a response behind its sequence still counts
+  EXPECT_EQ(m.reordered_packets(), 1u);
+}
+
 TEST(ReorderMeter, PsnWrapsAt24Bits) {
   ReorderMeter m;
   m.observe(roce(1, 0xfffffe));

@@ -358,6 +358,8 @@ def read_events(run, path):
                                 if isinstance(flow, dict) else "")
                         # Per switch, across its ports: the order a receiving
                         # NIC sees (as the engines' reordering counter).
+                        if is_response(o.get("opcode")):
+                            pair += "/responses"
                         tracker.observe(o.get("switch", ""), pair, qp, psn)
                 elif ev == "drop":
                     r = str(o.get("reason", "?"))
@@ -385,6 +387,12 @@ def read_events(run, path):
         run._seen(max_t)
 
 
+def is_response(opcode):
+    """An RC response (RDMA READ response, ACK, atomic ACK): it carries the
+    requester's PSNs, a sequence apart from the requests on the same QP."""
+    return isinstance(opcode, int) and opcode >> 5 == 0 and 0x0D <= (opcode & 0x1F) <= 0x12
+
+
 def read_pcap_reordering(tracker, paths):
     """The switch's output pcaps merged in departure order: a receiving NIC
     sees one QP's packets from whichever uplinks they took, so order counts
@@ -399,7 +407,8 @@ def read_pcap_reordering(tracker, paths):
         r = parse_roce(frame)
         if r is None or r[4] == OPCODE_CNP:
             continue
-        tracker.observe("switch", "%s>%s" % (r[0], r[1]), r[2], r[3])
+        pair = "%s>%s%s" % (r[0], r[1], "/responses" if is_response(r[4]) else "")
+        tracker.observe("switch", pair, r[2], r[3])
 
 
 def read_flows(path):

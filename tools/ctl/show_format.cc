@@ -117,15 +117,17 @@ std::string pfc_state(bool paused, bool asserted) {
 }  // namespace
 
 std::string format_ports(const json& r) {
-  Table t({right("port"), left("name"), left("device"), right("speed"), left("admin"),
-           right("rx_pkts"), right("rx_bytes"), right("tx_pkts"), right("tx_bytes"), right("drops"),
-           right("queued"), right("tx_load"), right("util"), left("paused"), left("asserted")});
+  Table t({right("port"), left("name"), left("device"), right("speed"), left("admin"), left("link"),
+           right("flaps"), right("rx_pkts"), right("rx_bytes"), right("tx_pkts"), right("tx_bytes"),
+           right("drops"), right("queued"), right("tx_load"), right("util"), left("paused"),
+           left("asserted")});
   for (const auto& p : r.at("ports")) {
     const uint64_t speed = u64(p, "speed_bps");
     const double load = f64(p, "load_bps");
     t.add({num(u64(p, "id")), str(p, "name"), str(p, "device"), format_speed_bps(speed),
-           str(p, "admin_status"), num(u64(p, "rx_packets")), human_bytes(f64(p, "rx_bytes")),
-           num(u64(p, "tx_packets")), human_bytes(f64(p, "tx_bytes")), num(u64(p, "drops_total")),
+           str(p, "admin_status"), str(p, "link"), num(u64(p, "link_changes")),
+           num(u64(p, "rx_packets")), human_bytes(f64(p, "rx_bytes")), num(u64(p, "tx_packets")),
+           human_bytes(f64(p, "tx_bytes")), num(u64(p, "drops_total")),
            human_bytes(f64(p, "queued_bytes")), human_bits_per_s(load),
            speed ? human_percent(load / static_cast<double>(speed), 1) : "-",
            priority_list(p.at("pfc_paused")), priority_list(p.at("pfc_asserted"))});
