@@ -23,14 +23,12 @@ inline size_t pad4(size_t n) {
 
 // Block assembly, little-endian (the byte-order magic says so).
 void u16(std::vector<uint8_t>& b, uint16_t v) {
-  uint8_t x[2];
-  store_le16(x, v);
-  b.insert(b.end(), x, x + 2);
+  b.push_back(static_cast<uint8_t>(v));
+  b.push_back(static_cast<uint8_t>(v >> 8));
 }
 void u32(std::vector<uint8_t>& b, uint32_t v) {
-  uint8_t x[4];
-  store_le32(x, v);
-  b.insert(b.end(), x, x + 4);
+  u16(b, static_cast<uint16_t>(v));
+  u16(b, static_cast<uint16_t>(v >> 16));
 }
 void bytes(std::vector<uint8_t>& b, const void* p, size_t n) {
   const auto* c = static_cast<const uint8_t*>(p);

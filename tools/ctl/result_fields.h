@@ -27,7 +27,10 @@ inline bool flag(const nlohmann::json& j, const char* key) {
 // A list of PFC priorities: [3, 4] → "3,4"; [] → "-".
 inline std::string priority_list(const nlohmann::json& list) {
   std::string out;
-  for (const auto& p : list) out += (out.empty() ? "" : ",") + std::to_string(p.get<int>());
+  for (const auto& p : list) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(p.get<int>());
+  }
   return out.empty() ? "-" : out;
 }
 

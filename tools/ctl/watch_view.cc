@@ -182,8 +182,10 @@ std::string render_watch(const WatchSample* previous, const WatchSample& current
     out += "first sample, rates from the next refresh\n\n";
   }
   out += ports_section(previous ? &previous->ports : nullptr, current.ports);
-  out += "\n" + queues_section(previous ? &previous->queues : nullptr, current.queues);
-  out += "\n" + pfc_section(previous ? &previous->pfc : nullptr, current.pfc);
+  out += '\n';  // appended: GCC 12 warns falsely on "\n" + std::string
+  out += queues_section(previous ? &previous->queues : nullptr, current.queues);
+  out += '\n';
+  out += pfc_section(previous ? &previous->pfc : nullptr, current.pfc);
   out += groups_section(previous ? &previous->groups : nullptr, current.groups);
   return out;
 }

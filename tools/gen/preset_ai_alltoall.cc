@@ -53,7 +53,7 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
       const uint16_t sport = static_cast<uint16_t>(49152 + rng.below(16384));
       if (s >= local && d >= local) continue;  // never reaches this leaf
       const uint16_t in_port = s < local ? hosts[s].port : uplinks[down++ % uplinks.size()].port;
-      FlowParams f = preset_flow("r" + std::to_string(s) + "-to-r" + std::to_string(d), in_port,
+      FlowParams f = preset_flow(label("r", s) + "-to-r" + std::to_string(d), in_port,
                                  rank_ip(s, local, hosts), rank_ip(d, local, hosts), rate);
       f.sport = sport;
       f.dest_qp = ((d + 1) << 12) | (s + 1);  // rank d's QP for its peer s

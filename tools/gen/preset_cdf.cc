@@ -64,9 +64,8 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
     if (ff.src >= n_hosts) continue;
     const HostPort& h = hosts[ff.src];
     const uint32_t j = ff.dst - n_hosts;
-    FlowParams f =
-        preset_flow("h" + std::to_string(ff.src) + "-f" + std::to_string(sc.flows.size()), h.port,
-                    h.ip, ipv4(10, 2, static_cast<uint8_t>(j), 2), h.speed_bps);
+    FlowParams f = preset_flow(label("h", ff.src) + "-f" + std::to_string(sc.flows.size()), h.port,
+                               h.ip, ipv4(10, 2, static_cast<uint8_t>(j), 2), h.speed_bps);
     f.start_ns = ff.start_ns;
     f.message_bytes = ff.size_bytes;
     f.sport = static_cast<uint16_t>(49152 + rng.below(16384));

@@ -105,6 +105,14 @@ struct PresetDef {
   ScenarioParams (*build)(const PresetArgs& args, PresetContext& ctx);
 };
 
+// prefix followed by n, e.g. label("r", 3) == "r3" (built by appending:
+// GCC 12 warns falsely on "r" + std::to_string(n)).
+inline std::string label(const char* prefix, uint64_t n) {
+  std::string s = prefix;
+  s += std::to_string(n);
+  return s;
+}
+
 // A flow with the fields every preset sets the same way (IPv4, ECT(0)).
 FlowParams preset_flow(std::string name, uint16_t in_port, IpAddr src, IpAddr dst,
                        uint64_t rate_bps);

@@ -44,8 +44,8 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   WorkloadRandom rng(ctx.seed, 0xec);
   for (uint32_t i = 0; i < n; ++i) {
     const HostPort& h = hosts[i % hosts.size()];
-    FlowParams f = preset_flow("c" + std::to_string(i), h.port, h.ip,
-                               ipv4(10, 2, static_cast<uint8_t>(i), 2), h.speed_bps);
+    FlowParams f = preset_flow(label("c", i), h.port, h.ip, ipv4(10, 2, static_cast<uint8_t>(i), 2),
+                               h.speed_bps);
     f.dest_qp = 0x100 * (i + 1);
     f.message_bytes = message;
     f.messages = messages;

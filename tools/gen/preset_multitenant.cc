@@ -66,9 +66,8 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
     for (uint64_t m = 0; m < mice; ++m) {
       const HostPort& h = hosts[mrng.below(hosts.size())];
       const auto dst = static_cast<uint32_t>(mrng.below(64));
-      FlowParams f =
-          preset_flow("t" + std::to_string(t) + "-mouse" + std::to_string(m), h.port, h.ip,
-                      ipv4(10, 2, static_cast<uint8_t>(100 + dst), 2), h.speed_bps);
+      FlowParams f = preset_flow(label("t", t) + "-mouse" + std::to_string(m), h.port, h.ip,
+                                 ipv4(10, 2, static_cast<uint8_t>(100 + dst), 2), h.speed_bps);
       f.start_ns = static_cast<uint64_t>(mrng.uniform() * double(duration));
       f.message_bytes = mouse_min + mrng.below(mouse_max - mouse_min + 1);
       f.sport = static_cast<uint16_t>(49152 + mrng.below(16384));

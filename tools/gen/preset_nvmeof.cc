@@ -114,7 +114,7 @@ ScenarioParams Builder::run() {
       Connection& c = conns[t_];
       target_port_ = uplinks[t_ % uplinks.size()].port;
       target_ip_ = ipv4(10, 3, static_cast<uint8_t>(t_), 2);
-      const std::string name = "h" + std::to_string(h_) + "-io" + std::to_string(i) + "-t" +
+      const std::string name = label("h", h_) + "-io" + std::to_string(i) + "-t" +
                                std::to_string(t_) + (read ? "-read" : "-write");
       uint64_t done = add(c, false, name + "-cmd", RoceOp::kSend, kNvmeCommandBytes,
                           uint64_t(arrival), c.host_psn++);
