@@ -273,7 +273,23 @@ void control_loop(ControlServer& server, ControlService& service) {
 }
 
 int cmd_run(const std::string& config, const std::vector<std::string>& sets,
-            const std::vector<std::string>& eal_user, const std::string& counters_out) {
+            const std::vector<std::string>& eal_user, const std::string& counters_out,
+            const std::string& idle_sleep_max, unsigned idle_polls) {
+  LiveOptions live;
+  if (!idle_sleep_max.empty()) {
+    std::string why;
+    if (!parse_duration_ns(idle_sleep_max, live.idle_sleep_max_ns, &why) ||
+        live.idle_sleep_max_ns > 1'000'000'000) {
+      std::cerr << "rocelb-dp: --idle-sleep-max " << idle_sleep_max << ": "
+                << (why.empty() ? "at most 1s" : why) << "\n";
+      return kExitUsage;
+    }
+  }
+  if (idle_polls == 0) {
+    std::cerr << "rocelb-dp: --idle-polls 0: must be at least 1\n";
+    return kExitUsage;
+  }
+  live.idle_polls = idle_polls;
   ConfigParams params;
   RunningConfigText text;
   try {
@@ -293,7 +309,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     eal_start(eal_args_for_live(params, eal_user));
     // Again with the workers EAL gave: limits.max_memory counts their tables.
     params = load_config_text(text.text, text.source, sets, live_memory_runtime());
-    LiveEngine engine(SwitchConfig::build(params), LiveOptions{});
+    LiveEngine engine(SwitchConfig::build(params), live);
     ControlService service(engine, std::move(text));
     ControlServer server(control_server_options(params.control),
                          [&service](const ParsedRequest& r, const ControlPeer& peer) {
@@ -412,6 +428,13 @@ int main(int argc, char** argv) {
   run->add_option("--config", config, "config file (default: the embedded default.yaml)");
   run->add_option("--set", sets, "KEY.PATH=VALUE: override one config key (repeatable)");
   run->add_option("--counters-out", counters_out, "write the final counters (JSON) here");
+  std::string idle_sleep_max;
+  unsigned idle_polls = 100;
+  run->add_option("--idle-sleep-max", idle_sleep_max,
+                  "DURATION (e.g. 100us): a worker that keeps finding nothing sleeps, up to this "
+                  "long at a time, so idle switches share cores (default: never sleep)");
+  run->add_option("--idle-polls", idle_polls,
+                  "empty polls in a row before a worker starts sleeping (100)");
   run->footer("Arguments after -- go to DPDK's EAL (e.g. -- -l 0-3 -a 0000:3b:00.0).");
 
   // Everything after "--" belongs to EAL: split it off before CLI11 sees it.
@@ -431,5 +454,5 @@ int main(int argc, char** argv) {
   }
   if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace, record);
   if (*fabric) return cmd_fabric(fa);
-  return cmd_run(config, sets, eal, counters_out);
+  return cmd_run(config, sets, eal, counters_out, idle_sleep_max, idle_polls);
 }

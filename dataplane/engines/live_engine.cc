@@ -79,6 +79,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
                                     opt.shaper_burst_ns * 1000);
   dp_->set_control_pool(pool_);
   tx_stall_ns_ = opt.tx_stall_ns;
+  idle_sleep_max_ns_ = opt.idle_sleep_max_ns;
+  idle_polls_ = std::max(1u, opt.idle_polls);
   for (unsigned w = 0; w < nw; ++w) dp_->set_worker_lcore(w, static_cast<int>(lcores_[w]));
   const SwitchConfig& cfg = dp_->config();
 
@@ -185,6 +187,8 @@ void LiveEngine::run_worker(unsigned w) {
   LcoreStats& stats = dp_->worker(w).lcore;
   dp_->worker_online(w);
   uint64_t tsc = rte_rdtsc();
+  unsigned idle_run = 0;  // loop iterations in a row that found nothing
+  uint64_t nap_ns = 0;    // the next sleep when idle
   while (!stop_.load(std::memory_order_relaxed)) {
     dp_->worker_quiescent(w);  // between loops this lcore holds no config
     dp_->adopt(w);             // the one point where its config changes
@@ -244,8 +248,30 @@ void LiveEngine::run_worker(unsigned w) {
       stats.idle_cycles += end - tsc;
     }
     tsc = end;
+    if (idle_sleep_max_ns_) {  // polling that sleeps when idle
+      if (rx | tx) {
+        idle_run = 0;
+        nap_ns = 0;
+      } else if (++idle_run >= idle_polls_ && nothing_to_send(wk)) {
+        nap_ns = nap_ns ? std::min(2 * nap_ns, idle_sleep_max_ns_)
+                        : std::min<uint64_t>(1000, idle_sleep_max_ns_);
+        const timespec ts{static_cast<time_t>(nap_ns / 1'000'000'000),
+                          static_cast<long>(nap_ns % 1'000'000'000)};
+        nanosleep(&ts, nullptr);
+        const uint64_t woke = rte_rdtsc();
+        ++stats.sleeps;
+        stats.sleep_ns += tsc_to_ps(woke - tsc) / 1000;
+        tsc = woke;
+      }
+    }
   }
   dp_->worker_offline(w);
+}
+
+bool LiveEngine::nothing_to_send(const Worker& wk) const {
+  for (uint16_t port : wk.tx)
+    if (wk.npending[port] || !dp_->tx(port).empty()) return false;
+  return true;
 }
 
 // The device took nothing of what waits for it: after tx_stall_ns of that,

@@ -43,6 +43,14 @@ struct LiveOptions {
   // no frame can hold its port forever (one the device will never take: too
   // big for it, a broken link). Longer than any pause a NIC honours itself.
   uint64_t tx_stall_ns = 100'000'000;
+  // Polling that sleeps when idle (OVS: pmd-sleep-max). After idle_polls
+  // loop iterations in a row that received and sent nothing with nothing
+  // queued, a worker sleeps 1 us, then twice as long each idle iteration
+  // after, up to idle_sleep_max_ns; any work resets it. 0: never sleep (the
+  // default: lowest latency, a whole core per worker). A sleeping worker
+  // adds up to idle_sleep_max_ns to the first packet after a quiet spell.
+  uint64_t idle_sleep_max_ns = 0;
+  unsigned idle_polls = 100;
 };
 
 // DPDK ethdev name of a config device string: the part before the first ','.
@@ -84,6 +92,8 @@ class LiveEngine {
   uint64_t tsc_to_ps(uint64_t tsc) const;
   void run_worker(unsigned w);
   void drop_refused(Worker& wk, uint16_t port, uint64_t now_ns);
+  // Nothing queued or awaiting a device on the ports w transmits.
+  bool nothing_to_send(const Worker& wk) const;
 
   std::unique_ptr<Dataplane> dp_;
   rte_mempool* pool_ = nullptr;
@@ -95,6 +105,8 @@ class LiveEngine {
   bool stopped_ports_ = false;
   uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
   uint64_t tx_stall_ns_ = 0;
+  uint64_t idle_sleep_max_ns_ = 0;
+  unsigned idle_polls_ = 100;
   std::atomic<bool> stop_{false};
   // apply() against counters() from the telemetry thread; never taken by a
   // forwarding lcore.

@@ -1,7 +1,9 @@
 // rocelb-dp run as a user starts it: live on net_pcap vdevs (any PMD works
 // the same way), stopped by SIGTERM, final counters printed, no mbuf left.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <sstream>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -225,6 +227,59 @@ TEST(LiveCli, DpdkTelemetryShowsRocelbCounters) {
   EXPECT_NE(groups.find("\"uplinks/decisions\": "), std::string::npos) << groups;
   EXPECT_NE(pfc.find("\"pfc_rx_frames/p3\": "), std::string::npos) << pfc;
   EXPECT_NE(test::read_file(dir / "out").find("mbufs still in use: 0"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// --idle-sleep-max: forwarding is unchanged, and once the input is done the
+// worker sleeps instead of spinning a core (CPU time well under the wall time).
+TEST(LiveCli, IdleWorkerSleepsAndStillForwardsEverything) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-sleep-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string sets;
+  for (int p = 0; p < 8; ++p) {
+    const std::string in = (dir / ("in" + std::to_string(p) + ".pcap")).string();
+    PcapWriter w(in);
+    for (int i = 0; i < 100 && p == 0; ++i) {
+      FrameSpec s;
+      s.dst_mac = {0x02, 0, 0, 0, 0, 0};
+      s.src_ip = ipv4_bytes(10, 0, 0, 2);
+      s.dst_ip = ipv4_bytes(10, 0, 2, 2);
+      s.dscp = 26;
+      s.sport = static_cast<uint16_t>(49152 + i);
+      s.payload_len = 512;
+      const auto f = build_frame(s);
+      w.write(1'767'225'600'000'000'000ull + i * 1000, f.data(), static_cast<uint32_t>(f.size()));
+    }
+    w.close();
+    sets += " --set 'ports[" + std::to_string(p) + "].device=net_pcap" + std::to_string(p) +
+            ",rx_pcap=" + in +
+            ",tx_pcap=" + (dir / ("out" + std::to_string(p) + ".pcap")).string() + "'";
+  }
+  const auto counters = dir / "counters.json";
+  const auto cpu = dir / "cpu";
+  // One forwarding lcore (-l 0-1: the main lcore serves the control socket).
+  const auto r = test::run_command(
+      "/usr/bin/time -f '%U %S' -o " + cpu.string() + " timeout --preserve-status -s TERM 4 " +
+          test::bin("dataplane/rocelb-dp") + " run" + sets +
+          " --set control.socket=" + (dir / "sock").string() + " --counters-out " +
+          counters.string() + " --idle-sleep-max 1ms -- -l 0-1",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(test::read_file(counters));
+  EXPECT_EQ(j["totals"]["rx_packets"], 100);
+  EXPECT_EQ(j["totals"]["tx_packets"], 100);
+  EXPECT_EQ(j["totals"]["conserved"], true);
+  uint64_t sleeps = 0, sleep_ns = 0;
+  for (const auto& l : j["lcores"]) {
+    sleeps += l["sleeps"].get<uint64_t>();
+    sleep_ns += l["sleep_ns"].get<uint64_t>();
+  }
+  EXPECT_GT(sleeps, 100u);
+  EXPECT_GT(sleep_ns, 1'000'000'000u);  // most of the 4 s
+  double user = 0, sys = 0;
+  std::istringstream(test::read_file(cpu)) >> user >> sys;
+  EXPECT_LT(user + sys, 2.0) << "a worker spinning for 4 s would use about 4 s of CPU";
   fs::remove_all(dir);
 }
 
