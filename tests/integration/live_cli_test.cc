@@ -1,12 +1,12 @@
 // rocelb-dp run as a user starts it: live on net_pcap vdevs (any PMD works
 // the same way), stopped by SIGTERM, final counters printed, no mbuf left.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
-#include <sstream>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "dataplane/wire/packet_builder.h"
@@ -17,19 +17,20 @@ namespace rocelb {
 namespace {
 namespace fs = std::filesystem;
 
-TEST(LiveCli, ForwardsOnPcapVdevsAndStopsCleanlyOnSigterm) {
-  const fs::path dir = fs::temp_directory_path() / ("rocelb-live-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+// Writes in<P>.pcap for the 8 ports of the default switch, 100 RoCEv2 frames
+// on the ports that send (port 0 to remote hosts behind the uplinks, any
+// other to host 2), and returns the --set options giving every port a
+// net_pcap device reading it and writing out<P>.pcap.
+std::string pcap_ports(const fs::path& dir, const std::vector<int>& senders) {
   std::string sets;
   for (int p = 0; p < 8; ++p) {
     const std::string in = (dir / ("in" + std::to_string(p) + ".pcap")).string();
     PcapWriter w(in);
-    for (int i = 0; i < 100 && p < 2; ++i) {
+    const bool sends = std::find(senders.begin(), senders.end(), p) != senders.end();
+    for (int i = 0; i < 100 && sends; ++i) {
       FrameSpec s;
       s.dst_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(p)};
       s.src_ip = ipv4_bytes(10, 0, static_cast<uint8_t>(p), 2);
-      // Port 0 sends to remote hosts (ECMP), port 1 to host 2 (connected).
       s.dst_ip = p == 0 ? ipv4_bytes(10, 2, 0, 9) : ipv4_bytes(10, 0, 2, 2);
       s.dscp = 26;
       s.sport = static_cast<uint16_t>(49152 + i);
@@ -42,6 +43,15 @@ TEST(LiveCli, ForwardsOnPcapVdevsAndStopsCleanlyOnSigterm) {
             ",rx_pcap=" + in +
             ",tx_pcap=" + (dir / ("out" + std::to_string(p) + ".pcap")).string() + "'";
   }
+  return sets;
+}
+
+TEST(LiveCli, ForwardsOnPcapVdevsAndStopsCleanlyOnSigterm) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-live-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Port 0 sends to remote hosts (ECMP), port 1 to host 2 (connected).
+  const std::string sets = pcap_ports(dir, {0, 1});
   const auto counters = dir / "counters.json";
   const auto r =
       test::run_command("timeout --preserve-status -s TERM 6 " + test::bin("dataplane/rocelb-dp") +
@@ -236,26 +246,7 @@ TEST(LiveCli, IdleWorkerSleepsAndStillForwardsEverything) {
   const fs::path dir = fs::temp_directory_path() / ("rocelb-sleep-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string sets;
-  for (int p = 0; p < 8; ++p) {
-    const std::string in = (dir / ("in" + std::to_string(p) + ".pcap")).string();
-    PcapWriter w(in);
-    for (int i = 0; i < 100 && p == 0; ++i) {
-      FrameSpec s;
-      s.dst_mac = {0x02, 0, 0, 0, 0, 0};
-      s.src_ip = ipv4_bytes(10, 0, 0, 2);
-      s.dst_ip = ipv4_bytes(10, 0, 2, 2);
-      s.dscp = 26;
-      s.sport = static_cast<uint16_t>(49152 + i);
-      s.payload_len = 512;
-      const auto f = build_frame(s);
-      w.write(1'767'225'600'000'000'000ull + i * 1000, f.data(), static_cast<uint32_t>(f.size()));
-    }
-    w.close();
-    sets += " --set 'ports[" + std::to_string(p) + "].device=net_pcap" + std::to_string(p) +
-            ",rx_pcap=" + in +
-            ",tx_pcap=" + (dir / ("out" + std::to_string(p) + ".pcap")).string() + "'";
-  }
+  const std::string sets = pcap_ports(dir, {1});  // 100 frames to host 2
   const auto counters = dir / "counters.json";
   const auto cpu = dir / "cpu";
   // One forwarding lcore (-l 0-1: the main lcore serves the control socket).
