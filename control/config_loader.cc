@@ -549,7 +549,7 @@ IpPrefix Validator::get_interface_prefix(const Node& n, const std::string& path,
 PortParams Validator::parse_port(const Node& n, const std::string& path) const {
   Fields f(*this, n, path,
            {"id", "name", "speed", "mac", "ipv4", "ipv6", "device", "promiscuous", "admin_status",
-            "mtu", "scheduler"});
+            "mtu", "scheduler", "xdp_steering", "link_detect"});
   f.require_all({"id", "speed", "mac"});
   PortParams p;
   p.id = static_cast<uint16_t>(get_uint(f.require("id"), f.at("id"), 0, kMaxPorts - 1, "port id"));
@@ -580,6 +580,28 @@ PortParams Validator::parse_port(const Node& n, const std::string& path) const {
                  "mtu must be at least 1280 on a port with an IPv6 address (RFC 8200)");
   }
   if (auto v = f.get("scheduler")) p.scheduler = parse_scheduler(*v, f.at("scheduler"));
+  if (auto v = f.get("xdp_steering")) {
+    const std::string& s = scalar(*v, f.at("xdp_steering"), "roce, all or off");
+    if (s == "roce")
+      p.xdp_steering = XdpSteeringMode::kRoce;
+    else if (s == "all")
+      p.xdp_steering = XdpSteeringMode::kAll;
+    else if (s != "off")
+      fail_value(f.at("xdp_steering"), *v, "must be roce, all or off");
+    if (p.xdp_steering != XdpSteeringMode::kOff &&
+        (p.device.rfind("net_af_xdp", 0) != 0 || p.device.find("iface=") == std::string::npos))
+      fail_value(f.at("xdp_steering"), *v,
+                 "needs an AF_XDP device (ports[].device: \"net_af_xdpN,iface=IF\")");
+  }
+  if (auto v = f.get("link_detect")) {
+    const std::string& s = scalar(*v, f.at("link_detect"), "auto, on or off");
+    if (s == "on")
+      p.link_detect = LinkDetect::kOn;
+    else if (s == "off")
+      p.link_detect = LinkDetect::kOff;
+    else if (s != "auto")
+      fail_value(f.at("link_detect"), *v, "must be auto, on or off");
+  }
   return p;
 }
 

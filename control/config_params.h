@@ -27,6 +27,17 @@ struct SchedulerParams {
   bool operator==(const SchedulerParams&) const = default;
 };
 
+// ports[].xdp_steering, on a net_af_xdp port: which frames rocelb's XDP
+// program sends to the switch (dataplane/xdp/README.md). off: DPDK's own
+// program, every frame; roce: RoCE, MAC control, neighbor discovery and the
+// port's own addresses, the rest to the kernel; all: every frame, counted.
+enum class XdpSteeringMode : uint8_t { kOff, kRoce, kAll };
+// ports[].link_detect: whether the device's link state (down, up) takes the
+// port down and up as admin_status does. auto: yes, except net_tap (whose
+// interface, once moved to a host's namespace, reads down) and the devices
+// without a link (net_null, net_ring, net_pcap).
+enum class LinkDetect : uint8_t { kAuto, kOn, kOff };
+
 struct PortParams {
   uint16_t id = 0;
   std::string name;
@@ -39,6 +50,8 @@ struct PortParams {
   bool admin_up = true;  // admin_status: up|down; a down port's members are down
   uint32_t mtu = 1500;   // the largest IP packet the port takes in or sends out, bytes
   std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
+  XdpSteeringMode xdp_steering = XdpSteeringMode::kOff;
+  LinkDetect link_detect = LinkDetect::kAuto;
 };
 
 enum class RouteTarget : uint8_t { kGroup, kPort, kVia };

@@ -20,6 +20,7 @@
 #include "dataplane/mgmt/control_service.h"
 #include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
+#include "dataplane/xdp/xdp_steering.h"
 
 namespace {
 
@@ -264,10 +265,31 @@ int cmd_fabric(const FabricArgs& a) {
   return kExitUsage;
 }
 
+// The link state the control thread last reported, per port.
+bool& link_seen_up(uint16_t id) {
+  static std::array<bool, kMaxPorts> seen = [] {
+    std::array<bool, kMaxPorts> a;
+    a.fill(true);
+    return a;
+  }();
+  return seen[id];
+}
+
 // The control thread: serves the socket and reloads on SIGHUP until stop.
-void control_loop(ControlServer& server, ControlService& service) {
+// Every pass also reads the links of the ports that follow their device's
+// (ports[].link_detect), so a link change is seen within 50 ms.
+void control_loop(ControlServer& server, ControlService& service, LiveEngine& engine) {
   while (!g_stop.load()) {
     server.poll(50);
+    if (engine.poll_links()) {
+      const Dataplane& dp = engine.dataplane();
+      for (uint16_t id : dp.config().port_ids)
+        if (engine.follows_link(id) && dp.link_up(id) != link_seen_up(id)) {
+          link_seen_up(id) = dp.link_up(id);
+          std::cerr << "rocelb-dp: port " << id << " (" << dp.config().ports[id].name << "): link "
+                    << (dp.link_up(id) ? "up" : "down") << "\n";
+        }
+    }
     if (g_reload.exchange(false)) std::cerr << "rocelb-dp: " << service.reload_file() << "\n";
   }
 }
@@ -306,10 +328,17 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
       return kExitUsage;
     }
   try {
-    eal_start(eal_args_for_live(params, eal_user));
+    // AF_XDP ports with xdp_steering: checked, and their program readied for
+    // the PMD, before EAL probes any device.
+    XdpSteering xdp(params);
+    ConfigParams eal_params = params;
+    for (PortParams& p : eal_params.ports) p.device += xdp.devargs(p.id);
+    eal_start(eal_args_for_live(eal_params, eal_user));
     // Again with the workers EAL gave: limits.max_memory counts their tables.
     params = load_config_text(text.text, text.source, sets, live_memory_runtime());
     LiveEngine engine(SwitchConfig::build(params), live);
+    xdp.configure();
+    engine.set_xdp(&xdp);
     ControlService service(engine, std::move(text));
     ControlServer server(control_server_options(params.control),
                          [&service](const ParsedRequest& r, const ControlPeer& peer) {
@@ -327,7 +356,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
     std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; control socket "
               << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
-    std::thread control([&] { control_loop(server, service); });
+    std::thread control([&] { control_loop(server, service, engine); });
     struct Join {  // the control thread ends before what it serves goes, whatever happens
       std::thread& t;
       ~Join() {
@@ -353,13 +382,20 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
       std::ofstream f(counters_out);
       f << counters.dump(2) << "\n";
     }
-    std::cout << "stopped; mbufs still in use: " << leaked << "\n";
+    std::cout << "stopped; mbufs still in use: " << leaked;
+    if (engine.held_by_devices())
+      std::cout << " (and " << engine.held_by_devices()
+                << " in the af_xdp ports' pools, which their PMD keeps)";
+    std::cout << "\n";
     // A stopped switch has nothing in flight: any imbalance is a packet lost
     // without a count, which the exit status says too.
     const bool balanced = counters["totals"]["conserved"].get<bool>();
     if (!balanced) std::cerr << "rocelb-dp: the final counters do not balance (totals above)\n";
     return leaked == 0 && balanced ? 0 : 1;
   } catch (const ConfigError& e) {  // limits.max_memory with the workers EAL gave
+    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const XdpError& e) {
     std::cerr << "rocelb-dp: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {

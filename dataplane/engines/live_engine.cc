@@ -6,10 +6,17 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <stdexcept>
 
 #include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/pipeline.h"
+#include "dataplane/xdp/xdp_steering.h"
 
 namespace rocelb {
 
@@ -44,8 +51,22 @@ struct LiveEngine::Worker {
 
 namespace {
 
+// Mbufs of an af_xdp port's own pool: its fill ring (4096 frames in DPDK
+// 22.11) and what is in flight through the switch.
+constexpr unsigned kAfXdpPoolMbufs = 16383;
+
 // At stop, at most this many bursts are read from each RX queue and freed.
 constexpr int kDrainBursts = 1024;
+
+// ports[].link_detect auto: devices without a link of their own to read
+// (null, ring, pcap) and net_tap, whose interface reads down once it is
+// moved to a host's namespace, keep the link up.
+bool follows_device_link(const PortConfig& pc, LinkDetect d) {
+  if (d != LinkDetect::kAuto) return d == LinkDetect::kOn;
+  for (const char* p : {"net_tap", "net_null", "net_ring", "net_pcap"})
+    if (pc.device.rfind(p, 0) == 0) return false;
+  return true;
+}
 
 uint16_t find_eth_port(const std::string& name) {
   uint16_t id;
@@ -137,13 +158,27 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     if (int rc = rte_eth_dev_set_mtu(eth, static_cast<uint16_t>(pc.mtu)); rc != 0 && rc != -ENOTSUP)
       throw std::runtime_error(where + ": cannot set the MTU of device \"" + name + "\" to " +
                                std::to_string(pc.mtu) + ": " + rte_strerror(-rc));
+    // DPDK 22.11's af_xdp PMD makes its RX pool the socket's umem: its fill
+    // ring and the frames still in its completion ring are never given back
+    // when the device closes. Each af_xdp port gets a pool of its own, so
+    // what the PMD keeps is not taken for a leak of the switch's pool.
+    rte_mempool* rx_pool = pool_;
+    if (name.rfind("net_af_xdp", 0) == 0) {
+      rx_pool = rte_pktmbuf_pool_create(("rl_xdp_pool_" + std::to_string(id)).c_str(),
+                                        kAfXdpPoolMbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                        static_cast<int>(rte_socket_id()));
+      if (!rx_pool)
+        throw std::runtime_error(
+            where + ": cannot create the af_xdp pool: " + std::string(rte_strerror(rte_errno)));
+      device_pools_.push_back(rx_pool);
+    }
     uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
     rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
     const int socket = rte_eth_dev_socket_id(eth) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(eth);
     for (uint16_t q = 0; q < nrxq; ++q) {
       rte_eth_rxconf rxc = info.default_rxconf;
       rxc.offloads = conf.rxmode.offloads;
-      if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, pool_); rc != 0)
+      if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, rx_pool); rc != 0)
         throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc));
       workers_[rx_next++ % nw]->rx.emplace_back(id, q);
     }
@@ -160,6 +195,12 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       throw std::runtime_error(where + ": cannot start device \"" + name +
                                "\": " + rte_strerror(-rc));
     rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
+    follows_link_[id] = follows_device_link(pc, cfg.params.find_port(id)->link_detect);
+    if (follows_link_[id] &&
+        (name.rfind("net_af_xdp", 0) == 0 || name.rfind("net_af_packet", 0) == 0)) {
+      link_iface_[id] = device_iface(pc.device);
+      if (link_sock_ < 0) link_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    }
     workers_[owner % nw]->tx.push_back(id);
     dp_->set_tx_owner(id, owner++ % nw);
   }
@@ -171,6 +212,8 @@ LiveEngine::~LiveEngine() {
   shutdown();
   dp_.reset();
   rte_mempool_free(pool_);
+  if (link_sock_ >= 0) close(link_sock_);
+  // The af_xdp pools stay: their PMD still references them (see above).
 }
 
 int LiveEngine::worker_main(void* arg) {
@@ -307,6 +350,32 @@ void LiveEngine::wait() {
   for ([[maybe_unused]] auto& wk : workers_) ROCELB_TSAN_ACQUIRE(wk.get());
 }
 
+unsigned LiveEngine::poll_links() {
+  unsigned changed = 0;
+  if (stopped_ports_) return 0;
+  for (uint16_t id : dp_->config().port_ids) {
+    if (!follows_link_[id]) continue;
+    bool up;
+    if (!link_iface_[id].empty()) {
+      // af_xdp and af_packet report their link up from start to stop: the
+      // kernel interface they sit on has the real state (its carrier).
+      ifreq ifr{};
+      std::strncpy(ifr.ifr_name, link_iface_[id].c_str(), IFNAMSIZ - 1);
+      if (ioctl(link_sock_, SIOCGIFFLAGS, &ifr) != 0) continue;
+      up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+    } else {
+      rte_eth_link link{};
+      if (rte_eth_link_get_nowait(eth_of_[id], &link) != 0) continue;
+      up = link.link_status == RTE_ETH_LINK_UP;
+    }
+    if (up != dp_->link_up(id)) {
+      dp_->set_link_up(id, up);
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 uint64_t LiveEngine::tsc_to_ps(uint64_t tsc) const {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(tsc) * ps_mult_) >> 32);
 }
@@ -361,6 +430,12 @@ unsigned LiveEngine::shutdown() {
     for (uint16_t id : dp_->config().port_ids) rte_eth_dev_close(eth_of_[id]);
   }
   return rte_mempool_in_use_count(pool_);
+}
+
+unsigned LiveEngine::held_by_devices() const {
+  unsigned n = 0;
+  for (rte_mempool* p : device_pools_) n += rte_mempool_in_use_count(p);
+  return n;
 }
 
 }  // namespace rocelb

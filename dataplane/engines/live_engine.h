@@ -14,6 +14,12 @@
 //
 // Each port's device MTU is set to ports[].mtu at start.
 //
+// Link state: for ports whose link_detect is on (auto: every device but
+// net_tap, net_null, net_ring and net_pcap), poll_links() reads the device's
+// link (af_xdp and af_packet: their kernel interface's carrier, as those
+// PMDs report up from start to stop) and takes the port down or up with it (Dataplane::set_link_up:
+// a down port is a down member of every group, as admin_status: down).
+//
 // Knobs (LiveOptions): descriptors per queue, mbufs, shaper burst, how long
 // a refused frame may wait (tx_stall_ns).
 // Counters: all of the Dataplane's, plus tx_failed for frames a device
@@ -80,8 +86,22 @@ class LiveEngine {
   // threads (DPDK telemetry) are kept off the epoch being retired.
   void apply(std::unique_ptr<SwitchConfig> next);
   // Stops the ports and frees every mbuf the switch still holds. Returns the
-  // pool's in-use count afterwards (0 when nothing leaked).
+  // pool's in-use count afterwards (0 when nothing leaked). af_xdp ports
+  // receive into pools of their own, whose mbufs DPDK 22.11's PMD keeps in
+  // its rings even after close: held_by_devices() counts those, apart.
   unsigned shutdown();
+
+  // Reads the link of every port that follows its device (control thread;
+  // rte_eth_link_get_nowait) and applies a change. Returns how many changed.
+  unsigned poll_links();
+  bool follows_link(uint16_t port) const { return follows_link_[port]; }
+
+  // The XDP steering of the AF_XDP ports (null when none): its counters
+  // show in `show ports` and the metrics.
+  void set_xdp(const class XdpSteering* xdp) { xdp_ = xdp; }
+  const class XdpSteering* xdp() const { return xdp_; }
+
+  unsigned held_by_devices() const;
 
   Dataplane& dataplane() { return *dp_; }
   rte_mempool* pool() const { return pool_; }
@@ -99,11 +119,16 @@ class LiveEngine {
   rte_mempool* pool_ = nullptr;
   std::array<uint16_t, kMaxPorts> eth_of_{};  // config port id → DPDK port id
   std::array<uint16_t, kMaxPorts> nrxq_{};
+  std::array<bool, kMaxPorts> follows_link_{};
+  std::array<std::string, kMaxPorts> link_iface_;  // kernel interface whose carrier is read
+  int link_sock_ = -1;                             // for SIOCGIFFLAGS
+  const class XdpSteering* xdp_ = nullptr;
   std::vector<unsigned> lcores_;  // lcore of each worker
   std::vector<std::unique_ptr<Worker>> workers_;
   bool nworkers_on_main_ = false;
   bool stopped_ports_ = false;
-  uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
+  std::vector<rte_mempool*> device_pools_;  // af_xdp ports' RX pools
+  uint64_t ps_mult_ = 0;                    // TSC → picoseconds, 32.32 fixed point
   uint64_t tx_stall_ns_ = 0;
   uint64_t idle_sleep_max_ns_ = 0;
   unsigned idle_polls_ = 100;

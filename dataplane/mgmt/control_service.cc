@@ -1,5 +1,7 @@
 #include "dataplane/mgmt/control_service.h"
 
+#include "dataplane/xdp/xdp_steering.h"
+
 #include <iostream>
 
 #include "control/config_loader.h"
@@ -49,6 +51,15 @@ Json ControlService::counters_cleared(uint64_t now_ns) const {
   return baseline_.is_null() ? c : counters_minus(c, baseline_);
 }
 
+Json ControlService::xdp_ports() const {
+  Json out = Json::array();
+  const XdpSteering* xdp = engine_.xdp();
+  if (!xdp) return out;
+  for (uint16_t id : engine_.dataplane().config().port_ids)
+    if (xdp->steered(id)) out.push_back(Json{{"id", id}, {"xdp", xdp->stats(id)}});
+  return out;
+}
+
 Json ControlService::show(const std::string& what) {
   const Dataplane& dp = engine_.dataplane();
   const uint64_t now = engine_.now_ns();
@@ -73,11 +84,20 @@ Json ControlService::show(const std::string& what) {
       m.writes_refused = stats_.writes_refused;
       text += control_prometheus(m);
     }
+    if (const Json x = xdp_ports(); !x.empty()) text += xdp_prometheus(x);
     j["text"] = std::move(text);
     return j;
   }
   const Json c = counters_cleared(now);
-  if (what == "ports") return view_ports(dp, c, now);
+  if (what == "ports") {
+    Json j = view_ports(dp, c, now);
+    for (Json& p : j["ports"]) {
+      const uint16_t id = p["id"].get<uint16_t>();
+      p["link_detect"] = engine_.follows_link(id) ? "device" : "config";
+      if (engine_.xdp() && engine_.xdp()->steered(id)) p["xdp"] = engine_.xdp()->stats(id);
+    }
+    return j;
+  }
   if (what == "queues") return view_queues(dp, c, now);
   if (what == "pfc") return view_pfc(dp, c, now);
   if (what == "ecn") return view_ecn(dp, c, now);

@@ -66,6 +66,8 @@ class ControlService {
 
  private:
   Json show(const std::string& what);
+  // [{"id", "xdp": XdpSteering::stats()}] for the ports with XDP steering.
+  Json xdp_ports() const;
   // Validates, builds and publishes; throws ConfigError / std::exception.
   uint64_t publish(const ConfigParams& params);
   Json counters_cleared(uint64_t now_ns) const;

@@ -328,4 +328,29 @@ std::string control_prometheus(const ControlMetrics& m) {
   return w.take();
 }
 
+std::string xdp_prometheus(const Json& ports) {
+  Writer w;
+  for (const char* unit : {"frames", "bytes"}) {
+    const std::string name = std::string("rocelb_port_xdp_") + unit + "_total";
+    const std::string help = std::string(unit) +
+                             " the port's XDP steering program sent to the switch (by reason: "
+                             "rocev2, rocev1, mac_ctrl, neighbor, own_address, all) or to the "
+                             "kernel (passed, or no_socket: meant for the switch, none bound)";
+    w.family(name, help, true);
+    const char* field = unit[0] == 'f' ? "packets" : "bytes";
+    for (const Json& p : ports) {
+      const std::string port = std::to_string(p.at("id").get<uint64_t>());
+      const Json& x = p.at("xdp");
+      for (const auto& [reason, v] : x.at("to_switch").items())
+        w.sample(name, {{"port", port}, {"to", "switch"}, {"reason", reason}},
+                 std::to_string(v.at(field).get<uint64_t>()));
+      w.sample(name, {{"port", port}, {"to", "kernel"}, {"reason", "passed"}},
+               std::to_string(x.at("to_kernel").at(field).get<uint64_t>()));
+      w.sample(name, {{"port", port}, {"to", "kernel"}, {"reason", "no_socket"}},
+               std::to_string(x.at("no_socket").at(field).get<uint64_t>()));
+    }
+  }
+  return w.take();
+}
+
 }  // namespace rocelb

@@ -15,6 +15,9 @@
 // idle_timeout), requests and bad ones, config writes by result; gauges for
 // clients now, reply bytes held now / at most / allowed, and the limits in
 // force (they follow `set control.*`).
+//
+// xdp_prometheus(): per AF_XDP port with XDP steering, the frames and bytes
+// its program sent to the switch (by reason) and to the kernel.
 #pragma once
 
 #include <string>
@@ -38,5 +41,10 @@ struct ControlMetrics {
 ControlMetrics control_metrics(const ControlServer& server);
 
 std::string control_prometheus(const ControlMetrics& m);
+
+// The XDP steering programs' counters (rocelb_port_xdp_frames_total and
+// _bytes_total, labels port, to: switch|kernel, reason) from
+// [{"id": port, "xdp": XdpSteering::stats()}, ...].
+std::string xdp_prometheus(const Json& ports);
 
 }  // namespace rocelb

@@ -23,7 +23,8 @@ IpAddr ip(const char* s) {
 }
 
 const char* kPortKeys =
-    "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler)";
+    "(known: id, name, speed, mac, ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler, "
+    "xdp_steering, link_detect)";
 const char* kTopKeys = "(known: switch, control, limits, ports, neighbors, groups, routes, qos)";
 const char* kQosKeys =
     "(known: trust, default_tc, dscp_to_tc, pcp_to_tc, scheduler, queue_limit, queue_limits, "
@@ -412,6 +413,26 @@ TEST(ConfigPorts, TwoPortsOnOneDeviceAreRefused) {
   // Distinct devices, and distinct files of one kind of vdev, are fine.
   EXPECT_EQ(error_of(two("net_pcap0,rx_pcap=a.pcap", "net_pcap1,rx_pcap=a.pcap")), "no error");
   EXPECT_EQ(error_of(two("net_tap0,iface=rl0", "net_tap1,iface=rl01")), "no error");
+}
+
+TEST(ConfigPorts, XdpSteeringAndLinkDetect) {
+  auto port = [](const std::string& extra) {
+    return "ports:\n  - {id: 0, speed: 100G, mac: \"02:00:00:00:00:01\", " + extra + "}\n";
+  };
+  EXPECT_EQ(error_of(port("device: \"net_af_xdp0,iface=eth1\", xdp_steering: roce")), "no error");
+  EXPECT_EQ(error_of(port("device: \"net_af_xdp0,iface=eth1\", xdp_steering: all")), "no error");
+  EXPECT_EQ(error_of(port("device: \"net_tap0,iface=rl0\", xdp_steering: off")), "no error");
+  EXPECT_EQ(error_of(port("device: \"net_tap0,iface=rl0\", xdp_steering: roce")),
+            "x.yaml: ports[0].xdp_steering: \"roce\": needs an AF_XDP device (ports[].device: "
+            "\"net_af_xdpN,iface=IF\")");
+  EXPECT_EQ(error_of(port("device: \"net_af_xdp0\", xdp_steering: roce")),
+            "x.yaml: ports[0].xdp_steering: \"roce\": needs an AF_XDP device (ports[].device: "
+            "\"net_af_xdpN,iface=IF\")");
+  EXPECT_EQ(error_of(port("device: \"net_af_xdp0,iface=eth1\", xdp_steering: rdma")),
+            "x.yaml: ports[0].xdp_steering: \"rdma\": must be roce, all or off");
+  EXPECT_EQ(error_of(port("link_detect: on")), "no error");
+  EXPECT_EQ(error_of(port("link_detect: sometimes")),
+            "x.yaml: ports[0].link_detect: \"sometimes\": must be auto, on or off");
 }
 
 TEST(ConfigPorts, Ipv4Rules) {

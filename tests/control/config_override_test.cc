@@ -224,9 +224,10 @@ TEST(ConfigOverrideSyntax, WrongNodeKindOnTheWay) {
 TEST(ConfigOverrideErrors, UnknownKeyIntroducedBySet) {
   EXPECT_EQ(error_of(Doc().text(), {"foo.bar=1"}),
             std::string("--set foo.bar=1: foo: unknown key ") + kTopKeys);
-  EXPECT_EQ(error_of(Doc().text(), {"ports[0].sped=25G"}),
-            "--set ports[0].sped=25G: ports[0].sped: unknown key (known: id, name, speed, mac, "
-            "ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler)");
+  EXPECT_EQ(
+      error_of(Doc().text(), {"ports[0].sped=25G"}),
+      "--set ports[0].sped=25G: ports[0].sped: unknown key (known: id, name, speed, mac, "
+      "ipv4, ipv6, device, promiscuous, admin_status, mtu, scheduler, xdp_steering, link_detect)");
 }
 
 TEST(ConfigOverrideErrors, PfcKeys) {

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -257,6 +258,50 @@ TEST(CtlCommands, NegativeSetValueIsAValueNotAnOption) {
   ScratchDir dir;
   const CtlRun r = ctl({"--socket", dir / "sock", "set", "qos.pfc.dynamic_th", "-2"});
   EXPECT_EQ(r.code, kCtlExitCannotConnect) << r.err;  // parsed, then no switch
+}
+
+}  // namespace
+}  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// --fabric: one request per switch of an explicit-form fabric, each
+// switch's socket from its config; an unreachable switch is reported and
+// the others still answer; the exit code is the worst.
+TEST(CtlCommands, FabricSendsToEverySwitchOfTheFile) {
+  ScratchDir dir;
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+  };
+  write("fabric.yaml",
+        "switches:\n  leaf0: leaf0.yaml\n  spine0: spine0.yaml\n  gone: gone.yaml\n");
+  write("leaf0.yaml", "control: {socket: " + (dir / "leaf0.sock") + "}\n");
+  write("spine0.yaml", "control: {socket: " + (dir / "spine0.sock") + "}\n");
+  write("gone.yaml", "control: {socket: " + (dir / "gone.sock") + "}\n");
+  auto answer = [](const std::string& who) {
+    return [who](const json& req) {
+      return json{{"ok", true}, {"result", {{"switch", who}, {"what", req["what"]}}}};
+    };
+  };
+  CtlRun r;
+  {
+    FakeSwitch leaf(dir / "leaf0.sock", answer("leaf0"));
+    FakeSwitch spine(dir / "spine0.sock", answer("spine0"));
+    r = ctl({"--fabric", dir / "fabric.yaml", "show", "counters", "--json"});
+  }
+  EXPECT_EQ(r.code, kCtlExitCannotConnect) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["leaf0"]["switch"], "leaf0");
+  EXPECT_EQ(j["spine0"]["switch"], "spine0");
+  EXPECT_EQ(j["spine0"]["what"], "counters");
+  EXPECT_FALSE(j.contains("gone"));
+  EXPECT_NE(r.err.find("(switch gone)"), std::string::npos) << r.err;
+
+  EXPECT_EQ(ctl({"--fabric", dir / "leaf0.yaml", "show", "ports"}).code, kCtlExitUsage);
+  const CtlRun both = ctl({"--fabric", dir / "fabric.yaml", "--socket", "x", "show", "ports"});
+  EXPECT_EQ(both.code, kCtlExitUsage) << both.err;
+  EXPECT_EQ(ctl({"--fabric", dir / "fabric.yaml", "watch"}).code, kCtlExitUsage);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "control/control_client.h"
+#include "tools/ctl/fabric_sockets.h"
 #include "tools/ctl/show_format.h"
 #include "tools/ctl/watch_view.h"
 
@@ -21,7 +22,8 @@ using json = nlohmann::json;
 // What the command line asked for.
 struct CtlArgs {
   std::string socket;
-  std::string what;  // show / clear target
+  std::string fabric;  // --fabric FILE: every switch of the fabric
+  std::string what;    // show / clear target
   bool json = false;
   std::string key, value;
   std::string file;
@@ -180,15 +182,72 @@ json parse_set_value(const std::string& text) {
   return v.is_discarded() ? json(text) : v;
 }
 
+// --fabric: the same request to every switch of the fabric, each result
+// under its switch's name (text: a heading line per switch; JSON: one object
+// keyed by switch). A switch that cannot be reached or refuses is reported
+// and the others still get the request; the exit code is the worst one.
+int run_fabric(const CtlArgs& a, const CtlContext& ctx, bool show, bool set, bool clear) {
+  if (!show && !set && !clear) {
+    ctx.err << "rocelbctl: --fabric takes show, set and clear\n";
+    return kCtlExitUsage;
+  }
+  std::string why;
+  const auto switches = fabric_sockets(a.fabric, &why);
+  if (!switches) {
+    ctx.err << "rocelbctl: --fabric " << why << "\n";
+    return kCtlExitUsage;
+  }
+  int worst = kCtlExitOk;
+  json all = json::object();
+  for (const FabricSwitchSocket& sw : *switches) {
+    Session s(ctx, sw.socket);
+    int rc = kCtlExitOk;
+    std::optional<json> result;
+    if (!s.connect()) {
+      rc = kCtlExitCannotConnect;
+    } else if (show) {
+      result = s.call(show_request(a.what));
+    } else if (set) {
+      result = s.call({{"verb", "set"}, {"key", a.key}, {"value", parse_set_value(a.value)}});
+    } else {
+      result = s.call({{"verb", "clear"}, {"what", a.what}});
+    }
+    if (rc == kCtlExitOk && !result) rc = s.exit_code;
+    worst = std::max(worst, rc);
+    if (!result) {
+      ctx.err << "rocelbctl: (switch " << sw.name << ")\n";
+      continue;
+    }
+    if (a.json || !show) {
+      all[sw.name] = std::move(*result);
+      continue;
+    }
+    ctx.out << "== " << sw.name << " (" << sw.socket << ")\n";
+    try {
+      ctx.out << format_show(a.what, *result);
+    } catch (const json::exception& e) {
+      worst = std::max(worst, unreadable_result(ctx, sw.name + ": show " + a.what, e));
+    }
+  }
+  if (a.json || !show) ctx.out << all.dump(2) << "\n";
+  return worst;
+}
+
 int run_ctl(const std::vector<std::string>& args, const CtlContext& ctx) {
   CLI::App app{"rocelbctl: operate a running rocelb switch through its control socket",
                "rocelbctl"};
   app.require_subcommand(1);
   app.fallthrough();  // --socket may also follow the subcommand
   CtlArgs a;
-  app.add_option("--socket", a.socket,
-                 std::string("control socket of the switch (default: $ROCELB_SOCKET, else ") +
-                     kDefaultControlSocket + ")");
+  auto* socket_opt =
+      app.add_option("--socket", a.socket,
+                     std::string("control socket of the switch (default: $ROCELB_SOCKET, else ") +
+                         kDefaultControlSocket + ")");
+  app.add_option("--fabric", a.fabric,
+                 "every switch of a fabric in the explicit form (fabric.yaml, as rocelb-dp "
+                 "fabric --export and tools/fabric-live write it): show, set and clear go to "
+                 "each, in turn")
+      ->excludes(socket_opt);
 
   std::vector<std::string> targets(std::begin(kShowTargets), std::end(kShowTargets));
   CLI::App* show = app.add_subcommand("show", "print what the switch reports");
@@ -235,6 +294,8 @@ int run_ctl(const std::vector<std::string>& args, const CtlContext& ctx) {
     }
     text = std::move(*contents);
   }
+
+  if (!a.fabric.empty()) return run_fabric(a, ctx, show->parsed(), set->parsed(), clear->parsed());
 
   const std::string socket = !a.socket.empty()         ? a.socket
                              : !ctx.env_socket.empty() ? ctx.env_socket

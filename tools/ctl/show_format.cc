@@ -132,7 +132,24 @@ std::string format_ports(const json& r) {
            speed ? human_percent(load / static_cast<double>(speed), 1) : "-",
            priority_list(p.at("pfc_paused")), priority_list(p.at("pfc_asserted"))});
   }
-  return t.render();
+  std::string out = t.render();
+  // AF_XDP ports with rocelb's steering program: where their frames went.
+  Table x({right("port"), left("xdp"), left("interface"), right("rocev2"), right("rocev1"),
+           right("mac_ctrl"), right("neighbor"), right("own_addr"), right("all"),
+           right("to_kernel"), right("no_socket")});
+  bool any = false;
+  for (const auto& p : r.at("ports")) {
+    if (!p.contains("xdp") || p.at("xdp").is_null()) continue;
+    any = true;
+    const json& d = p.at("xdp");
+    const json& sw = d.at("to_switch");
+    auto n = [](const json& v) { return num(v.at("packets").get<uint64_t>()); };
+    x.add({num(u64(p, "id")), str(d, "mode"), str(d, "interface"), n(sw.at("rocev2")),
+           n(sw.at("rocev1")), n(sw.at("mac_ctrl")), n(sw.at("neighbor")), n(sw.at("own_address")),
+           n(sw.at("all")), n(d.at("to_kernel")), n(d.at("no_socket"))});
+  }
+  if (any) out += "\nXDP steering (frames):\n" + x.render();
+  return out;
 }
 
 std::string format_queues(const json& r) {
