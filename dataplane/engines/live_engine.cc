@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 #include "dataplane/forward/mbuf_handoff.h"
@@ -66,6 +67,32 @@ bool follows_device_link(const PortConfig& pc, LinkDetect d) {
   for (const char* p : {"net_tap", "net_null", "net_ring", "net_pcap"})
     if (pc.device.rfind(p, 0) == 0) return false;
   return true;
+}
+
+// PFC frames (MAC control, 0x8808) must reach the switch. A NIC's PMD with
+// flow control gets mac_ctrl_frame_fwd; where the frames may not be seen,
+// the reason (empty: nothing to say). Virtual devices pass every frame; a
+// kernel-backed port on a physical NIC depends on its driver.
+std::string enable_mac_ctrl_frames(uint16_t eth, const std::string& device) {
+  const bool vdev = device.rfind("net_", 0) == 0;
+  if (!vdev) {
+    rte_eth_fc_conf fc{};
+    int rc = rte_eth_dev_flow_ctrl_get(eth, &fc);
+    if (rc == 0) {
+      fc.mac_ctrl_frame_fwd = 1;
+      rc = rte_eth_dev_flow_ctrl_set(eth, &fc);
+    }
+    if (rc == 0) return "";
+    return std::string("the device cannot forward MAC control frames (") + rte_strerror(-rc) +
+           "): PFC frames from its peer may never reach the switch";
+  }
+  const std::string iface = device_iface(device);
+  if ((device.rfind("net_af_xdp", 0) == 0 || device.rfind("net_af_packet", 0) == 0) &&
+      !iface.empty() && access(("/sys/class/net/" + iface + "/device").c_str(), F_OK) == 0)
+    return "interface " + iface +
+           " is a physical NIC: PFC frames from its peer reach the switch only if its driver "
+           "passes MAC control frames up (most consume them: see README, Running on a real NIC)";
+  return "";
 }
 
 uint16_t find_eth_port(const std::string& name) {
@@ -195,6 +222,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       throw std::runtime_error(where + ": cannot start device \"" + name +
                                "\": " + rte_strerror(-rc));
     rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
+    if (const std::string why = enable_mac_ctrl_frames(eth, pc.device); !why.empty())
+      std::cerr << "rocelb-dp: warning: " << where << ": " << why << "\n";
     follows_link_[id] = follows_device_link(pc, cfg.params.find_port(id)->link_detect);
     if (follows_link_[id] &&
         (name.rfind("net_af_xdp", 0) == 0 || name.rfind("net_af_packet", 0) == 0)) {
