@@ -20,23 +20,13 @@ namespace {
 
 using test::default_config;
 
-ScenarioParams load(const std::string& text) {
-  return load_scenario_text(text, "scenario.yaml", default_config());
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    load(text);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::load_scenario;
+using test::scenario_error;
 
 const std::string kFlow = "flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n";
 
 TEST(ScenarioExt, VlanTagsFramesWithVidAndPcp) {
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, vlan: 200, message: 100}\n"
       "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, vlan: 300, pcp: 5, message: 100}\n");
   auto pkts = generate_port(sc, 0);
@@ -53,12 +43,12 @@ TEST(ScenarioExt, VlanTagsFramesWithVidAndPcp) {
   EXPECT_EQ(a.pcp, 0);
   EXPECT_EQ(b.vid, 300);
   EXPECT_EQ(b.pcp, 5);
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, vlan: 4095}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, vlan: 4095}\n"),
             "scenario.yaml: flows[0].vlan: 4095: VLAN ID must be 0..4094");
 }
 
 TEST(ScenarioExt, ReadRequestIsOnePacketWithTheDmaLength) {
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "flows:\n  - {in_port: 4, src: 10.3.0.2, dst: 10.0.0.2, op: read_request, message: 64KiB,"
       " messages: 2, psn: 10}\n");
   EXPECT_EQ(sc.flows[0].packets(), 2u);
@@ -75,7 +65,7 @@ TEST(ScenarioExt, ReadRequestIsOnePacketWithTheDmaLength) {
 }
 
 TEST(ScenarioExt, ReadResponseOpcodes) {
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.3.0.2, op: read_response, message: 3000,"
       " mtu: 1024}\n  - {in_port: 0, src: 10.0.0.2, dst: 10.3.0.2, op: read_response, "
       "message: 10, start: 1ms}\n");
@@ -93,9 +83,10 @@ TEST(ScenarioExt, ReadResponseOpcodes) {
 }
 
 TEST(ScenarioExt, PfcSourcesParseWithTheSwitchsDecoder) {
-  ScenarioParams sc = load(kFlow +
-                           "pfc:\n  - {name: storm, in_port: 3, priorities: [3, 4], quanta: 1000,"
-                           " start: 1us, interval: 10us, count: 5}\n");
+  ScenarioParams sc =
+      load_scenario(kFlow +
+                    "pfc:\n  - {name: storm, in_port: 3, priorities: [3, 4], quanta: 1000,"
+                    " start: 1us, interval: 10us, count: 5}\n");
   ASSERT_EQ(sc.pfc.size(), 1u);
   EXPECT_EQ(sc.ports(), (std::vector<uint16_t>{0, 3}));
   EXPECT_EQ(sc.total_packets(), 64u + 5u);
@@ -115,26 +106,27 @@ TEST(ScenarioExt, PfcSourcesParseWithTheSwitchsDecoder) {
 }
 
 TEST(ScenarioExt, PfcRules) {
-  EXPECT_EQ(error_of(kFlow + "pfc: {a: 1}\n"), "scenario.yaml: pfc: expected a list, found a map");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {count: 2}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc: {a: 1}\n"),
+            "scenario.yaml: pfc: expected a list, found a map");
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {count: 2}\n"),
             "scenario.yaml: pfc[0]: missing required key \"in_port\"");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, opcode: 1}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, opcode: 1}\n"),
             "scenario.yaml: pfc[0].opcode: unknown key (known: name, in_port, priorities, quanta, "
             "start, interval, count)");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, priorities: [8]}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: [8]}\n"),
             "scenario.yaml: pfc[0].priorities[0]: 8: priority must be 0..7");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, priorities: [3, 3]}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: [3, 3]}\n"),
             "scenario.yaml: pfc[0].priorities[1]: 3: duplicate priority");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, priorities: []}\n")
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: []}\n")
                 .rfind("scenario.yaml: pfc[0].priorities: expected a non-empty list", 0),
             0u);
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, quanta: 65536}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, quanta: 65536}\n"),
             "scenario.yaml: pfc[0].quanta: 65536: pause quanta must be 0..65535");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, interval: 0}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, interval: 0}\n"),
             "scenario.yaml: pfc[0].interval: 0: interval must be at least 1ns");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 3, count: 0}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, count: 0}\n"),
             "scenario.yaml: pfc[0].count: 0: count must be 1..10000000");
-  EXPECT_EQ(error_of(kFlow + "pfc:\n  - {in_port: 9}\n"),
+  EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 9}\n"),
             "scenario.yaml: pfc[0].in_port: 9: not a port of the switch (its ports: 0, 1, 2, 3, "
             "4, 5, 6, 7)");
 }
@@ -147,10 +139,10 @@ TEST(ScenarioExt, YamlWriterRoundTrips) {
       " dscp: 10, ecn: ce, pcp: 2, vlan: 7, psn: 99, copies: 2}\n"
       "  - {in_port: 4, src: 10.3.0.2, dst: 10.0.0.2, op: read_request, message: 1MiB}\n"
       "pfc:\n  - {in_port: 3, priorities: [0, 7], quanta: 0, interval: 1ms, count: 3}\n";
-  ScenarioParams a = load(text);
+  ScenarioParams a = load_scenario(text);
   const std::string yaml = scenario_to_yaml(a, "hello\n\nworld");
   EXPECT_EQ(yaml.rfind("# hello\n#\n# world\n", 0), 0u) << yaml;
-  ScenarioParams b = load(yaml);
+  ScenarioParams b = load_scenario(yaml);
   EXPECT_EQ(scenario_to_yaml(b, ""), scenario_to_yaml(a, ""));
   for (uint16_t port : a.ports()) {
     auto pa = generate_port(a, port), pb = generate_port(b, port);

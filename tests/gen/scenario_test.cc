@@ -14,21 +14,8 @@ namespace {
 
 using test::default_config;
 
-constexpr const char* kSource = "scenario.yaml";
-
-ScenarioParams load(const std::string& text, std::optional<uint64_t> seed = std::nullopt) {
-  return load_scenario_text(text, kSource, default_config(), seed);
-}
-
-// The message of the error a scenario produces ("" when it loads).
-std::string error_of(const std::string& text) {
-  try {
-    load(text);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::load_scenario;
+using test::scenario_error;
 
 // A one-flow scenario whose flow has `extra` appended (flow-style keys).
 std::string one_flow(const std::string& extra = "") {
@@ -38,13 +25,13 @@ std::string one_flow(const std::string& extra = "") {
 
 // The error for one flow key, with the prefix the message must start with.
 void expect_flow_error(const std::string& extra, const std::string& expected) {
-  std::string msg = error_of(one_flow(extra));
+  std::string msg = scenario_error(one_flow(extra));
   EXPECT_EQ(msg.rfind(expected, 0), 0u) << "extra: " << extra << "\nmessage: " << msg;
 }
 
 TEST(Scenario, DefaultsAndResolvedMacs) {
-  ScenarioParams sc = load(one_flow());
-  EXPECT_EQ(sc.source, kSource);
+  ScenarioParams sc = load_scenario(one_flow());
+  EXPECT_EQ(sc.source, "scenario.yaml");
   EXPECT_EQ(sc.base_time_ns, 1767225600ull * 1000000000ull);
   EXPECT_EQ(sc.seed, 1u);
   ASSERT_EQ(sc.flows.size(), 1u);
@@ -73,7 +60,7 @@ TEST(Scenario, DefaultsAndResolvedMacs) {
 }
 
 TEST(Scenario, AllKeys) {
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "base_time: 10s\n"
       "seed: 0x5eed\n"
       "flows:\n"
@@ -125,7 +112,7 @@ TEST(Scenario, AllKeys) {
 
 TEST(Scenario, SourceMacFallsBackWithoutNeighborOnThatPort) {
   // 10.9.9.9 is no neighbor; 10.0.0.2 is one, but on port 0, not port 5.
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "flows:\n"
       "  - {in_port: 5, src: 10.9.9.9, dst: 10.0.0.2}\n"
       "  - {in_port: 5, src: 10.0.0.2, dst: 10.0.1.2}\n");
@@ -135,7 +122,7 @@ TEST(Scenario, SourceMacFallsBackWithoutNeighborOnThatPort) {
 }
 
 TEST(Scenario, PortsListsEachPortWithTrafficOnce) {
-  ScenarioParams sc = load(
+  ScenarioParams sc = load_scenario(
       "flows:\n"
       "  - {in_port: 3, src: 10.0.3.2, dst: 10.2.0.2}\n"
       "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
@@ -149,8 +136,8 @@ TEST(Scenario, RandomSportIsSeededAndLeavesRoomForCopies) {
       "flows:\n"
       "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, sport: random, copies: 16}\n"
       "  - {in_port: 1, src: 10.0.1.2, dst: 10.2.0.2, sport: random}\n";
-  ScenarioParams a = load(text);
-  ScenarioParams b = load(text);
+  ScenarioParams a = load_scenario(text);
+  ScenarioParams b = load_scenario(text);
   EXPECT_EQ(a.flows[0].sport, b.flows[0].sport);
   EXPECT_EQ(a.flows[1].sport, b.flows[1].sport);
   EXPECT_GE(a.flows[0].sport, 49152);
@@ -160,57 +147,59 @@ TEST(Scenario, RandomSportIsSeededAndLeavesRoomForCopies) {
   // --seed replaces the scenario's seed: different draws (for these seeds).
   bool differs = false;
   for (uint64_t s = 100; s < 104 && !differs; ++s)
-    differs = load(text, s).flows[1].sport != a.flows[1].sport;
+    differs = load_scenario(text, s).flows[1].sport != a.flows[1].sport;
   EXPECT_TRUE(differs);
-  EXPECT_EQ(load(text, 7).flows[1].sport, a.flows[1].sport);
-  EXPECT_EQ(load(text, 42).seed, 42u);
+  EXPECT_EQ(load_scenario(text, 7).flows[1].sport, a.flows[1].sport);
+  EXPECT_EQ(load_scenario(text, 42).seed, 42u);
 }
 
 TEST(Scenario, ExactMessages) {
-  EXPECT_EQ(error_of("flows:\n"
-                     "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
-                     "  - {in_port: 1, src: 10.0.1.2, dst: 10.2.0.2, rate: 12X}\n"),
+  EXPECT_EQ(scenario_error("flows:\n"
+                           "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
+                           "  - {in_port: 1, src: 10.0.1.2, dst: 10.2.0.2, rate: 12X}\n"),
             "scenario.yaml: flows[1].rate: \"12X\": not a speed (expected e.g. 100G, 25Gbps, "
             "800M or an integer in bits/s)");
-  EXPECT_EQ(error_of(one_flow("mtu: 1500")),
+  EXPECT_EQ(scenario_error(one_flow("mtu: 1500")),
             "scenario.yaml: flows[0].mtu: 1500: mtu must be one of 256, 512, 1024, 2048, 4096");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 9, src: 10.0.0.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 9, src: 10.0.0.2, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0].in_port: 9: not a port of the switch (its ports: 0, 1, 2, "
             "3, 4, 5, 6, 7)");
-  EXPECT_EQ(error_of(one_flow("colour: red")),
+  EXPECT_EQ(scenario_error(one_flow("colour: red")),
             "scenario.yaml: flows[0].colour: unknown key (known: name, in_port, src, dst, sport, "
             "dest_qp, src_qp, dscp, ecn, pcp, vlan, op, message, messages, mtu, rate, start, gap, "
             "copies, psn)");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: \"fd00::2\"}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: \"fd00::2\"}\n"),
             "scenario.yaml: flows[0].dst: \"fd00::2\": must be IPv4 like src 10.0.0.2");
-  EXPECT_EQ(error_of(one_flow("message: 0")),
+  EXPECT_EQ(scenario_error(one_flow("message: 0")),
             "scenario.yaml: flows[0].message: 0: message size must be 1 B .. 2GiB (2147483648 B)");
 }
 
 TEST(ScenarioRules, TopLevel) {
-  EXPECT_EQ(error_of(""), "scenario.yaml: missing required key \"flows\"");
-  EXPECT_EQ(error_of("flows: []\n"), "scenario.yaml: flows: must list at least one flow");
-  EXPECT_EQ(error_of("flows: {a: 1}\n"),
+  EXPECT_EQ(scenario_error(""), "scenario.yaml: missing required key \"flows\"");
+  EXPECT_EQ(scenario_error("flows: []\n"), "scenario.yaml: flows: must list at least one flow");
+  EXPECT_EQ(scenario_error("flows: {a: 1}\n"),
             "scenario.yaml: flows: expected a non-empty list, found a map");
-  EXPECT_EQ(error_of("- 1\n"), "scenario.yaml: expected a map at the top level, found a list");
-  EXPECT_EQ(error_of("rate: 1G\n" + one_flow()),
+  EXPECT_EQ(scenario_error("- 1\n"),
+            "scenario.yaml: expected a map at the top level, found a list");
+  EXPECT_EQ(scenario_error("rate: 1G\n" + one_flow()),
             "scenario.yaml: rate: unknown key (known: base_time, seed, flows, pfc)");
-  EXPECT_EQ(error_of("seed: -1\n" + one_flow()),
+  EXPECT_EQ(scenario_error("seed: -1\n" + one_flow()),
             "scenario.yaml: seed: -1: seed must be an unsigned 64-bit integer (decimal or 0x hex)");
-  EXPECT_EQ(error_of("base_time: 5\n" + one_flow()),
+  EXPECT_EQ(scenario_error("base_time: 5\n" + one_flow()),
             "scenario.yaml: base_time: 5: not a duration (expected a number with unit ns, us, ms "
             "or s, e.g. 256us)");
-  EXPECT_EQ(error_of("base_time: 5000000000s\n" + one_flow()),
+  EXPECT_EQ(scenario_error("base_time: 5000000000s\n" + one_flow()),
             "scenario.yaml: base_time: \"5000000000s\": base time must be at most 4000000000s "
             "(pcap seconds are 32-bit)");
-  EXPECT_EQ(error_of("seed: 1\nseed: 2\n" + one_flow()).find("scenario.yaml"), 0u);
+  EXPECT_EQ(scenario_error("seed: 1\nseed: 2\n" + one_flow()).find("scenario.yaml"), 0u);
 }
 
 TEST(ScenarioRules, YamlSyntaxAndFiles) {
-  std::string msg = error_of("flows: [\n");
+  std::string msg = scenario_error("flows: [\n");
   EXPECT_EQ(msg.rfind("scenario.yaml:", 0), 0u) << msg;
   EXPECT_NE(msg.find("invalid YAML"), std::string::npos) << msg;
-  EXPECT_EQ(error_of("a: 1\n---\nb: 2\n"), "scenario.yaml: expected one YAML document, found 2");
+  EXPECT_EQ(scenario_error("a: 1\n---\nb: 2\n"),
+            "scenario.yaml: expected one YAML document, found 2");
   try {
     load_scenario_file("/nonexistent/x.yaml", default_config());
     FAIL() << "no error";
@@ -222,44 +211,45 @@ TEST(ScenarioRules, YamlSyntaxAndFiles) {
 }
 
 TEST(ScenarioRules, FlowEntryShape) {
-  EXPECT_EQ(error_of("flows: [5]\n"), "scenario.yaml: flows[0]: 5: expected a map");
-  EXPECT_EQ(error_of("flows:\n  - {src: 10.0.0.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows: [5]\n"), "scenario.yaml: flows[0]: 5: expected a map");
+  EXPECT_EQ(scenario_error("flows:\n  - {src: 10.0.0.2, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0]: missing required key \"in_port\"");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0]: missing required key \"src\"");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.2}\n"),
             "scenario.yaml: flows[0]: missing required key \"dst\"");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, dst: 10.2.0.3}\n")
-                .find("scenario.yaml:"),
-            0u);
+  EXPECT_EQ(
+      scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, dst: 10.2.0.3}\n")
+          .find("scenario.yaml:"),
+      0u);
 }
 
 TEST(ScenarioRules, InPort) {
   expect_flow_error("", "");  // baseline loads
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 64, src: 10.0.0.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 64, src: 10.0.0.2, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0].in_port: 64: port id must be 0..63");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: x, src: 10.0.0.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: x, src: 10.0.0.2, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0].in_port: \"x\": port id must be an integer 0..63");
 }
 
 TEST(ScenarioRules, Addresses) {
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: 10.0.0.300, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.300, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0].src: \"10.0.0.300\": not an IP address");
-  EXPECT_EQ(error_of("flows:\n  - {in_port: 0, src: \"fd00::2\", dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: \"fd00::2\", dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[0].dst: \"10.2.0.2\": must be IPv6 like src fd00::2");
 }
 
 TEST(ScenarioRules, Name) {
   expect_flow_error("name: \"a b\"",
                     "scenario.yaml: flows[0].name: \"a b\": flow name must match [A-Za-z0-9_.-]+");
-  EXPECT_EQ(error_of("flows:\n"
-                     "  - {name: x, in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
-                     "  - {name: x, in_port: 1, src: 10.0.1.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n"
+                           "  - {name: x, in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
+                           "  - {name: x, in_port: 1, src: 10.0.1.2, dst: 10.2.0.2}\n"),
             "scenario.yaml: flows[1].name: \"x\": duplicate flow name (also flows[0])");
   // A default name never clashes.
-  EXPECT_EQ(error_of("flows:\n"
-                     "  - {name: flow1, in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
-                     "  - {in_port: 1, src: 10.0.1.2, dst: 10.2.0.2}\n"),
+  EXPECT_EQ(scenario_error("flows:\n"
+                           "  - {name: flow1, in_port: 0, src: 10.0.0.2, dst: 10.2.0.2}\n"
+                           "  - {in_port: 1, src: 10.0.1.2, dst: 10.2.0.2}\n"),
             "");
 }
 
@@ -347,11 +337,12 @@ TEST(ScenarioRules, Psn) {
 
 TEST(ScenarioRules, TotalPackets) {
   // 2 GiB at mtu 256 is 8388608 packets; 12 copies exceed 100 M.
-  EXPECT_EQ(error_of("flows:\n"
+  EXPECT_EQ(
+      scenario_error("flows:\n"
                      "  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, message: 2GiB, mtu: 256, "
                      "copies: 12, rate: 1.6T}\n"),
-            "scenario.yaml: flows: the scenario would produce 100663296 packets (at most "
-            "100000000)");
+      "scenario.yaml: flows: the scenario would produce 100663296 packets (at most "
+      "100000000)");
 }
 
 }  // namespace
