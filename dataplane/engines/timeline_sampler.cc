@@ -7,6 +7,17 @@
 
 namespace rocelb {
 
+namespace {
+
+// The rate of `bytes` sent in interval_ns, in bits per second (0 for no interval).
+uint64_t bits_per_second(uint64_t bytes, uint64_t interval_ns) {
+  return interval_ns ? static_cast<uint64_t>(static_cast<__uint128_t>(bytes) * 8'000'000'000ull /
+                                             interval_ns)
+                     : 0;
+}
+
+}  // namespace
+
 TimelineSampler::TimelineSampler(std::FILE* f, uint64_t base_ns) : f_(f), base_ns_(base_ns) {
   std::fputs("t_ns,switch,port,class,metric,value\n", f_);
 }
@@ -62,9 +73,7 @@ void TimelineSampler::sample_host(uint64_t t_ns, uint64_t interval_ns, Host& h) 
       ++rows_;
     };
     out("nic.tx_bytes", tx);
-    out("nic.tx_bps", interval_ns ? static_cast<uint64_t>(static_cast<__uint128_t>(tx) *
-                                                          8'000'000'000ull / interval_ns)
-                                  : 0);
+    out("nic.tx_bps", bits_per_second(tx, interval_ns));
     out("nic.rx_bytes", rx);
     out("nic.cnps_received", delta(&NicCounters::cnps_received));
     out("nic.rate_cuts", delta(&NicCounters::rate_cuts));
@@ -79,11 +88,7 @@ void TimelineSampler::sample_switch(uint64_t t_ns, uint64_t interval_ns, Switch&
   const SwitchConfig& cfg = dp.config();
   IntervalCounts& c = s.rec->counts();
   const uint8_t lossless = cfg.qos.pfc.enable_mask;
-  auto rate = [&](uint64_t bytes) {
-    return interval_ns ? static_cast<uint64_t>(static_cast<__uint128_t>(bytes) * 8'000'000'000ull /
-                                               interval_ns)
-                       : 0;
-  };
+  auto rate = [&](uint64_t bytes) { return bits_per_second(bytes, interval_ns); };
   for (uint16_t p : cfg.port_ids) {
     PortTx& t = dp.tx(p);
     uint64_t rx_now = 0;
