@@ -19,6 +19,7 @@
 #include "control/units.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
+#include "lb/bpf_engine.h"
 
 namespace rocelb {
 namespace {
@@ -729,7 +730,7 @@ GroupParams Validator::parse_group(const Node& n, const std::string& path,
                                    const ConfigParams& cfg) const {
   Fields f(*this, n, path,
            {"mode", "members", "hash_fields", "idle_time", "sampling_interval", "max_flows",
-            "buckets", "quality", "drill", "seed"});
+            "buckets", "quality", "drill", "seed", "bpf"});
   f.require_all({"members"});
   GroupParams g;
   if (auto v = f.get("mode")) {
@@ -802,6 +803,23 @@ GroupParams Validator::parse_group(const Node& n, const std::string& path,
     }
   }
   parse_group_knobs(f, g);
+  if (auto v = f.get("bpf")) {
+    Fields b(*this, *v, f.at("bpf"), {"program", "section", "jit"});
+    if (auto p = b.get("program")) g.bpf.program = get_string(*p, b.at("program"));
+    if (auto s = b.get("section")) g.bpf.section = get_string(*s, b.at("section"));
+    if (auto j = b.get("jit")) g.bpf.jit = get_bool(*j, b.at("jit"));
+    if (g.mode == LbMode::kBpf && g.bpf.program.empty())
+      fail(b.at("program"), "missing: mode bpf needs the policy's ELF file", {f.at("mode")});
+  }
+  if (g.mode == LbMode::kBpf) {
+    if (!f.get("bpf"))
+      fail(path + ".bpf.program", "missing: mode bpf needs the policy's ELF file", {f.at("mode")});
+    if (g.members.size() > kMaxBpfMembers)
+      fail(f.at("members"),
+           "mode bpf takes at most " + std::to_string(kMaxBpfMembers) +
+               " members (lb/bpf/rocelb_policy.h)",
+           {f.at("mode")});
+  }
   return g;
 }
 

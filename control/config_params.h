@@ -75,6 +75,14 @@ struct GroupMemberParams {
   uint32_t weight = 1;  // used by weighted modes
 };
 
+// groups.<name>.bpf, for mode bpf: the user's policy (lb/bpf/README.md).
+struct BpfParams {
+  std::string program;  // the ELF object (clang -O2 -target bpf -c policy.c)
+  std::string section;  // its policy NAME (section rocelb/NAME); empty: its only one
+  bool jit = true;      // false: rte_bpf's interpreter
+  bool operator==(const BpfParams&) const = default;
+};
+
 struct GroupParams {
   std::string name;
   std::vector<GroupMemberParams> members;
@@ -83,6 +91,7 @@ struct GroupParams {
   // idle_time, sampling_interval, max_flows, buckets, quality {...}, drill {d, m},
   // seed: every knob is accepted whatever the mode; see lb/lb_knobs.h.
   LbKnobs knobs;
+  BpfParams bpf;  // mode bpf only
 };
 
 enum class Trust : uint8_t { kDscp, kPcp };

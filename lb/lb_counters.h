@@ -10,6 +10,7 @@
 //   flowlet_collisions  packets that found another flow's tag in an active entry
 //   flowlets_rerouted   new flowlets placed on another member than the entry's last
 //   buckets_moved       bucket-table entries reassigned after members went down or up
+//   bpf_refused         packets a bpf policy gave an index out of range or down
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,8 @@ namespace rocelb {
   X(flowlets_expired, "flowlets ended by a gap longer than idle_time")                      \
   X(flowlet_collisions, "packets that found another flow's tag in an active flowlet entry") \
   X(flowlets_rerouted, "new flowlets placed on another member than the entry's last one")   \
-  X(buckets_moved, "bucket-table entries reassigned after members went down or came back")
+  X(buckets_moved, "bucket-table entries reassigned after members went down or came back")  \
+  X(bpf_refused, "packets a bpf policy sent to no member: out of range or down (dropped)")
 
 struct alignas(64) LbEngineCounters {
 #define ROCELB_X(name, help) Counter name;

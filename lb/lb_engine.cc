@@ -12,7 +12,8 @@ void check_spec(const LbGroupSpec& spec) {
     throw std::invalid_argument("a group needs 1.." + std::to_string(kMaxLbMembers) + " members");
   for (uint32_t w : spec.weights)
     if (w == 0) throw std::invalid_argument("member weights must be at least 1");
-  if (uses_flowlets(spec.mode) && !is_power_of_two(spec.knobs.max_flows))
+  if ((uses_flowlets(spec.mode) || spec.mode == LbMode::kBpf) &&
+      !is_power_of_two(spec.knobs.max_flows))
     throw std::invalid_argument("max_flows must be a power of two");
   if (uses_buckets(spec.mode)) {
     const uint32_t b = effective_buckets(spec.mode, spec.knobs);
@@ -45,6 +46,8 @@ LbEngine::Impl LbEngine::make_impl(const LbGroupSpec& spec) {
       return PerPacketEngine{};
     case LbMode::kDrill:
       return DrillEngine(k.drill.d, k.drill.m);
+    case LbMode::kBpf:
+      return BpfEngine(spec.bpf, static_cast<uint32_t>(spec.weights.size()), k);
   }
   throw std::invalid_argument("unknown load-balancing mode");
 }
@@ -108,20 +111,48 @@ uint32_t LbEngine::select(uint32_t flow_hash, uint32_t pkt_bytes, uint64_t now_n
                           const MemberPath* paths, LbDecision* trace) {
   uint32_t m;
   s_.up.refresh(paths);
-  dispatch(&flow_hash, &pkt_bytes, 1, now_ns, paths, nullptr, &m, trace);
+  dispatch(&flow_hash, &pkt_bytes, 1, now_ns, paths, nullptr, &m, trace, nullptr);
   return m;
 }
 
 void LbEngine::select_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
-                            uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces) {
+                            uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces,
+                            const LbPacketFields* pkts) {
   s_.up.refresh(paths);
-  dispatch(hashes, bytes, n, now_ns, paths, paths, out, traces);
+  dispatch(hashes, bytes, n, now_ns, paths, paths, out, traces, pkts);
+}
+
+void LbEngine::bpf_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
+                         const MemberPath* paths, MemberPath* grow, uint32_t* out,
+                         LbDecision* traces, const LbPacketFields* pkts) {
+  BpfEngine& e = *std::get_if<BpfEngine>(&impl_);
+  LbEngineCounters& c = s_.counters;
+  for (uint32_t i = 0; i < n; ++i) {
+    LbDecision* t = traces ? &traces[i] : nullptr;
+    if (t) t->clear();
+    uint32_t m = kNoMember;
+    if (s_.up.count() == 0) {
+      ++c.no_member;
+    } else {
+      m = e.select(hashes[i], bytes[i], now_ns, paths, pkts ? &pkts[i] : nullptr, s_, t);
+      if (m != kNoMember) {
+        ++c.decisions;
+        ++c.member_packets[m];
+        c.member_bytes[m] += bytes[i];
+        if (grow) grow[m].queue_bytes += bytes[i];  // a policy may compare depths
+      }
+    }
+    if (t) t->member = m;
+    out[i] = m;
+  }
 }
 
 void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
                         const MemberPath* paths, MemberPath* grow, uint32_t* out,
-                        LbDecision* traces) {
+                        LbDecision* traces, const LbPacketFields* pkts) {
   switch (mode_) {
+    case LbMode::kBpf:
+      return bpf_burst(hashes, bytes, n, now_ns, paths, grow, out, traces, pkts);
     case LbMode::kFixed:
       return burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kWcmp:
@@ -144,6 +175,7 @@ void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t 
 void LbEngine::reset() {
   if (auto* f = std::get_if<FlowletEngine>(&impl_)) f->reset();
   if (auto* d = std::get_if<DrillEngine>(&impl_)) d->reset();
+  if (auto* b = std::get_if<BpfEngine>(&impl_)) b->reset();
 }
 
 const FlowletTable* LbEngine::flowlet_table() const {

@@ -15,6 +15,9 @@
 #include <variant>
 #include <vector>
 
+#include <memory>
+
+#include "lb/bpf_engine.h"
 #include "lb/drill_engine.h"
 #include "lb/fixed_engine.h"
 #include "lb/flow_hash.h"
@@ -36,7 +39,8 @@ struct LbGroupSpec {
   HashConfig hash;                // for the caller's flow_hash(); the engine takes the hash
   std::vector<uint32_t> weights;  // one per member (1..65535); its size is the member count
   LbKnobs knobs;
-  uint64_t seed = 0;  // switch-level seed (switch.hash_seed)
+  uint64_t seed = 0;                        // switch-level seed (switch.hash_seed)
+  std::shared_ptr<const LbBpfProgram> bpf;  // mode bpf: the loaded policy
 };
 
 class LbEngine {
@@ -55,8 +59,11 @@ class LbEngine {
   // see the queues the earlier ones will make, a mode that compares depths
   // adds each packet's bytes to its member's queue_bytes in `paths` as it
   // goes (the caller's scratch). A burst of one decides exactly as select().
+  // pkts: what mode bpf's policy sees of each packet (null: only the hash
+  // and length; other modes ignore it).
   void select_burst(const uint32_t* flow_hashes, const uint32_t* pkt_bytes, uint32_t n,
-                    uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces);
+                    uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces,
+                    const LbPacketFields* pkts = nullptr);
 
   // Forgets per-flow state (flowlet table, DRILL memory); counters are kept.
   void reset();
@@ -71,7 +78,7 @@ class LbEngine {
 
  private:
   using Impl = std::variant<FixedEngine, WcmpEngine, ResilientEngine, FlowletEngine,
-                            PerPacketEngine, DrillEngine>;
+                            PerPacketEngine, DrillEngine, BpfEngine>;
   static Impl make_impl(const LbGroupSpec& spec);
 
   template <LbMode M>
@@ -81,7 +88,12 @@ class LbEngine {
   void burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
              const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces);
   void dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
-                const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces);
+                const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces,
+                const LbPacketFields* pkts);
+  // Mode bpf: as burst(), with the packets' fields, and a refusal counted.
+  void bpf_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n, uint64_t now_ns,
+                 const MemberPath* paths, MemberPath* grow, uint32_t* out, LbDecision* traces,
+                 const LbPacketFields* pkts);
 
   LbMode mode_;
   LbShared s_;

@@ -20,6 +20,7 @@ enum class LbMode : uint8_t {
   kPerPacketQuality,  // adaptive routing: every packet to a member of the best band
   kPerPacketRandom,   // spraying: every packet to a uniformly random member
   kDrill,             // DRILL: shortest queue among d random members + m remembered
+  kBpf,               // the user's policy, compiled to eBPF (lb/bpf/rocelb_policy.h)
 };
 
 inline constexpr std::string_view kLbModeNames[] = {"fixed",
@@ -29,7 +30,8 @@ inline constexpr std::string_view kLbModeNames[] = {"fixed",
                                                     "flowlet_quality",
                                                     "per_packet_quality",
                                                     "per_packet_random",
-                                                    "drill"};
+                                                    "drill",
+                                                    "bpf"};
 
 inline std::string_view to_string(LbMode m) {
   return kLbModeNames[static_cast<int>(m)];

@@ -19,6 +19,10 @@ class LbRng {
     return z ^ (z >> 31);
   }
 
+  // The whole state: a bpf policy draws from it too (lb/bpf/rocelb_policy.h).
+  uint64_t state() const { return state_; }
+  void set_state(uint64_t s) { state_ = s; }
+
   uint32_t below(uint32_t n) {
     return static_cast<uint32_t>(((next() >> 32) * static_cast<uint64_t>(n)) >> 32);
   }

@@ -37,6 +37,20 @@ inline int depth_class(const GroupConfig& g, uint8_t tc) {
   return g.needs_depth && !g.depth_whole_port ? tc : -1;
 }
 
+// The packet as a bpf policy sees it (lb/bpf/rocelb_policy.h).
+void packet_fields(const FlowKey& key, const ParsedPacket& pp, uint8_t tc, LbPacketFields& f) {
+  f.family = key.family;
+  f.proto = key.proto;
+  f.tc = tc;
+  f.src_port = key.sport;
+  f.dst_port = key.dport;
+  f.opcode = pp.has_bth ? pp.bth_opcode : 0xff;
+  f.dest_qp = pp.has_bth ? pp.bth_dest_qp : 0;
+  f.psn = pp.has_bth ? pp.bth_psn : 0;
+  std::memcpy(f.src_ip.data(), key.src_ip, 16);
+  std::memcpy(f.dst_ip.data(), key.dst_ip, 16);
+}
+
 }  // namespace
 
 void balance_stage(Burst& b) {
@@ -57,6 +71,8 @@ void balance_stage(Burst& b) {
     const int cls = depth_class(g, b.tc[first]);
     uint16_t idx[kMaxBurst];
     uint32_t hashes[kMaxBurst], bytes[kMaxBurst], member[kMaxBurst];
+    LbPacketFields fields[kMaxBurst];  // mode bpf: what the policy sees
+    const bool bpf = g.spec.mode == LbMode::kBpf;
     uint32_t cnt = 0;
     uint16_t next = b.n;
     for (uint16_t i = first; i < b.n; ++i) {
@@ -70,6 +86,7 @@ void balance_stage(Burst& b) {
       FlowKey key;
       flow_key_of(b.pp[i], rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, key);
       if (log) log->keys()[cnt] = key;
+      if (bpf) packet_fields(key, b.pp[i], b.tc[i], fields[cnt]);
       idx[cnt] = i;
       hashes[cnt] = flow_hash(key, g.spec.hash);
       bytes[cnt++] = m->pkt_len;
@@ -77,7 +94,7 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why);
+    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why, bpf ? fields : nullptr);
     for (uint32_t j = 0; j < cnt; ++j) {
       const uint16_t i = idx[j];
       if (member[j] == kNoMember) {

@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "control/config_loader.h"
+#include "dataplane/bpf/bpf_policy_loader.h"
+
 namespace rocelb {
 namespace {
 
@@ -133,7 +136,16 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.spec.hash.fields = g.hash_fields;
     gc.spec.knobs = g.knobs;
     gc.spec.seed = params.sw.hash_seed;
-    gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill;
+    gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill || g.mode == LbMode::kBpf;
+    if (g.mode == LbMode::kBpf) {
+      // Loaded (libbpf) and validated and compiled (rte_bpf) here, on the
+      // thread that builds the config: a refusal leaves the running config.
+      try {
+        gc.spec.bpf = load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit);
+      } catch (const BpfPolicyError& e) {
+        throw ConfigError(params.source + ": groups." + g.name + ".bpf.program: " + e.what());
+      }
+    }
     gc.depth_whole_port = g.knobs.quality.depth == QueueDepthSource::kPort;
     for (const auto& m : g.members) {
       const NeighborParams* n = params.find_neighbor(m.via);
@@ -227,3 +239,4 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
 }
 
 }  // namespace rocelb
+#include "dataplane/bpf/bpf_policy_loader.h"

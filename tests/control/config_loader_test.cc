@@ -659,7 +659,7 @@ TEST(ConfigGroups, NameRule) {
 TEST(ConfigGroups, UnknownAndMissingKeys) {
   EXPECT_EQ(group_error("groups: {g: {mod: fixed, members: [10.0.0.2]}}\n"),
             "x.yaml: groups.g.mod: unknown key (known: mode, members, hash_fields, idle_time, "
-            "sampling_interval, max_flows, buckets, quality, drill, seed)");
+            "sampling_interval, max_flows, buckets, quality, drill, seed, bpf)");
   EXPECT_EQ(group_error("groups: {g: {mode: fixed}}\n"),
             "x.yaml: groups.g: missing required key \"members\"");
 }
@@ -668,7 +668,7 @@ TEST(ConfigGroups, ModeRule) {
   EXPECT_EQ(group_of("{mode: fixed, members: [10.0.0.2]}").mode, LbMode::kFixed);
   EXPECT_EQ(group_error("groups: {g: {mode: ecmp, members: [10.0.0.2]}}\n"),
             "x.yaml: groups.g.mode: \"ecmp\": unknown mode (allowed: fixed, wcmp, resilient, "
-            "flowlet_random, flowlet_quality, per_packet_quality, per_packet_random, drill)");
+            "flowlet_random, flowlet_quality, per_packet_quality, per_packet_random, drill, bpf)");
   EXPECT_EQ(group_of("{mode: wcmp, members: [10.0.0.2]}").mode, LbMode::kWcmp);
   EXPECT_EQ(group_of("{mode: resilient, members: [10.0.0.2]}").mode, LbMode::kResilient);
   EXPECT_EQ(group_of("{mode: flowlet_random, members: [10.0.0.2]}").mode, LbMode::kFlowletRandom);

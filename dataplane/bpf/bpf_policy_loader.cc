@@ -1,0 +1,141 @@
+#include "dataplane/bpf/bpf_policy_loader.h"
+
+#include <bpf/libbpf.h>
+#include <rte_bpf.h>
+#include <rte_errno.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+namespace rocelb {
+namespace {
+
+constexpr const char* kPrefix = "rocelb/";
+
+// libbpf's last warning, kept for the error line instead of printed.
+std::string g_last;
+
+int keep_message(enum libbpf_print_level level, const char* fmt, va_list args) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char buf[512];
+  const int n = vsnprintf(buf, sizeof buf, fmt, args);
+  std::string line(buf, n > 0 ? std::min<size_t>(size_t(n), sizeof buf - 1) : 0);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  if (!line.empty()) g_last = line;
+  return 0;
+}
+
+struct Object {
+  bpf_object* obj = nullptr;
+  ~Object() {
+    if (obj) bpf_object__close(obj);
+  }
+};
+
+std::string name_of(const char* section) {
+  const std::string s = section ? section : "";
+  return s.rfind(kPrefix, 0) == 0 ? s.substr(std::strlen(kPrefix)) : s;
+}
+
+// The program rte_bpf runs: freed with the last engine using it.
+struct RteBpfProgram : LbBpfProgram {
+  rte_bpf* bpf = nullptr;
+  ~RteBpfProgram() override {
+    if (bpf) rte_bpf_destroy(bpf);
+  }
+};
+
+uint64_t interpret(const void* prog, void* ctx) {
+  return rte_bpf_exec(static_cast<const rte_bpf*>(prog), ctx);
+}
+
+void open(const std::string& file, Object& o) {
+  std::ifstream probe(file, std::ios::binary);
+  if (!probe) throw BpfPolicyError(file + ": " + std::strerror(errno));
+  char magic[4] = {};
+  probe.read(magic, 4);
+  if (probe.gcount() != 4 || std::memcmp(magic,
+                                         "\x7f"
+                                         "ELF",
+                                         4) != 0)
+    throw BpfPolicyError(file +
+                         ": not an ELF object (compile the policy with clang -O2 -target "
+                         "bpf -c)");
+  libbpf_set_print(keep_message);
+  g_last.clear();
+  o.obj = bpf_object__open_file(file.c_str(), nullptr);
+  if (!o.obj) {
+    o.obj = nullptr;
+    throw BpfPolicyError(
+        file + ": libbpf cannot open it: " + (g_last.empty() ? std::strerror(errno) : g_last));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> bpf_policy_sections(const std::string& file) {
+  Object o;
+  open(file, o);
+  std::vector<std::string> out;
+  bpf_program* p = nullptr;
+  while ((p = bpf_object__next_program(o.obj, p)) != nullptr)
+    out.push_back(name_of(bpf_program__section_name(p)));
+  return out;
+}
+
+std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
+                                                    const std::string& section, bool jit) {
+  Object o;
+  open(file, o);
+  std::vector<bpf_program*> progs;
+  std::string names;
+  bpf_program* p = nullptr;
+  while ((p = bpf_object__next_program(o.obj, p)) != nullptr) {
+    progs.push_back(p);
+    names += (names.empty() ? "" : ", ") + name_of(bpf_program__section_name(p));
+  }
+  if (progs.empty()) throw BpfPolicyError(file + ": no program in it");
+  bpf_program* prog = nullptr;
+  if (section.empty()) {
+    if (progs.size() > 1)
+      throw BpfPolicyError(file + ": " + std::to_string(progs.size()) + " policies (" + names +
+                           "): say which with bpf.section");
+    prog = progs[0];
+  } else {
+    for (bpf_program* q : progs)
+      if (name_of(bpf_program__section_name(q)) == name_of(section.c_str())) prog = q;
+    if (!prog) throw BpfPolicyError(file + ": no section " + section + " (it has: " + names + ")");
+  }
+  const std::string where = file + ": " + name_of(bpf_program__section_name(prog));
+  if (bpf_object__next_map(o.obj, nullptr) != nullptr)
+    throw BpfPolicyError(where +
+                         ": uses maps or global data (.data, .rodata, .bss): a policy "
+                         "keeps its state in the context's flow[] and group[]");
+
+  rte_bpf_prm prm{};
+  prm.ins = reinterpret_cast<const ebpf_insn*>(bpf_program__insns(prog));
+  prm.nb_ins = static_cast<uint32_t>(bpf_program__insn_cnt(prog));
+  prm.prog_arg.type = RTE_BPF_ARG_PTR;
+  prm.prog_arg.size = sizeof(rocelb_ctx);
+  auto out = std::make_shared<RteBpfProgram>();
+  out->bpf = rte_bpf_load(&prm);
+  if (!out->bpf)
+    throw BpfPolicyError(where + ": refused by the validator (" + rte_strerror(rte_errno) +
+                         "; rte_bpf's log says which instruction)");
+  out->file = file;
+  out->section = name_of(bpf_program__section_name(prog));
+  rte_bpf_jit j{};
+  if (jit && rte_bpf_get_jit(out->bpf, &j) == 0 && j.func) {
+    out->jit = j.func;
+  } else {
+    if (jit) std::cerr << "rocelb: " << where << ": no JIT on this host, the interpreter runs it\n";
+    out->exec = interpret;
+    out->prog = out->bpf;
+  }
+  return out;
+}
+
+}  // namespace rocelb

@@ -1,0 +1,33 @@
+// Loads a user's load-balancing policy (mode bpf, lb/bpf/rocelb_policy.h):
+// libbpf opens the ELF (bpf_object__open_file) and gives the instructions
+// of the section `rocelb/NAME` (or NAME); DPDK's rte_bpf validates them with
+// the policy context as the program's argument (reads and writes must stay
+// inside it; loops it cannot bound are refused) and JIT-compiles them, or
+// runs them in its interpreter where it has no JIT (jit false, or a host
+// without one: said once on stderr). Runs on the control thread, never on a
+// forwarding lcore.
+// Errors: BpfPolicyError, one line: the file, the section, the reason.
+// Knobs: file, section (empty: the file's only policy), jit. No counters.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lb/bpf_engine.h"
+
+namespace rocelb {
+
+class BpfPolicyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
+                                                    const std::string& section, bool jit);
+
+// The policy sections of an ELF file ("rocelb/NAME" as NAME), for messages.
+std::vector<std::string> bpf_policy_sections(const std::string& file);
+
+}  // namespace rocelb

@@ -1,0 +1,71 @@
+// `bpf`: a load-balancing policy the user wrote in C and compiled to eBPF
+// (lb/bpf/rocelb_policy.h is its ABI, lb/bpf/README.md the guide). Per
+// packet the engine fills the policy's context (the flow hash, the packet's
+// 5-tuple and BTH fields, every member's queue, load, quality band and
+// up/down, the group's knobs and the RNG state), copies in the flow's state
+// slot (max_flows slots indexed by the low hash bits, as the flowlet table),
+// runs the program and copies the slot back. The group scratch lives in the
+// context itself, per engine (group and lcore). A returned index that is out
+// of range or a down member becomes kNoMember (counted: bpf_refused; the
+// dataplane drops it as no_member_up).
+// This library runs programs, it does not load them: the dataplane loads
+// and validates them with libbpf and rte_bpf (dataplane/bpf/) and passes
+// the entry points in an LbBpfProgram. Knobs: max_flows, idle_time, drill.*
+// (passed to the policy). Counters: bpf_refused (LbEngineCounters).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lb/bpf/rocelb_policy.h"
+#include "lb/lb_decision.h"
+#include "lb/lb_knobs.h"
+#include "lb/lb_shared.h"
+#include "lb/path_state.h"
+
+namespace rocelb {
+
+// A loaded policy: the JIT's entry point, or the interpreter's with its
+// program. Owned by whoever loaded it (shared by every engine running it).
+struct LbBpfProgram {
+  uint64_t (*jit)(void* ctx) = nullptr;
+  uint64_t (*exec)(const void* prog, void* ctx) = nullptr;
+  const void* prog = nullptr;
+  std::string file, section;
+  bool jitted() const { return jit != nullptr; }
+  uint64_t run(rocelb_ctx* c) const { return jit ? jit(c) : exec(prog, c); }
+  virtual ~LbBpfProgram() = default;
+};
+
+// What a policy sees of a packet besides its hash and length.
+struct LbPacketFields {
+  uint8_t family = 4, proto = 0, tc = 0, opcode = 0xff;
+  uint16_t src_port = 0, dst_port = 0;
+  uint32_t dest_qp = 0, psn = 0;
+  std::array<uint8_t, 16> src_ip{}, dst_ip{};
+};
+
+inline constexpr uint32_t kMaxBpfMembers = ROCELB_MAX_MEMBERS;
+
+class BpfEngine {
+ public:
+  BpfEngine(std::shared_ptr<const LbBpfProgram> prog, uint32_t n_members, const LbKnobs& k);
+
+  uint32_t select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const MemberPath* paths,
+                  const LbPacketFields* pkt, LbShared& s, LbDecision* trace);
+  void reset();
+  const LbBpfProgram& program() const { return *prog_; }
+
+ private:
+  std::shared_ptr<const LbBpfProgram> prog_;
+  uint32_t n_;
+  uint32_t mask_;
+  std::vector<std::array<uint8_t, ROCELB_FLOW_BYTES>> slots_;
+  std::vector<uint8_t> written_;
+  std::unique_ptr<rocelb_ctx> ctx_;  // 2 KB: kept, the group scratch lives in it
+};
+
+}  // namespace rocelb
