@@ -229,6 +229,10 @@ Json view_groups(const Dataplane& dp, const Json& counters, uint64_t now_ns) {
     Json jg;
     jg["name"] = g.name;
     jg["mode"] = std::string(to_string(g.spec.mode));
+    if (g.spec.bpf)  // mode bpf: which policy runs, and how
+      jg["bpf"] = Json{{"program", g.spec.bpf->file},
+                       {"section", g.spec.bpf->section},
+                       {"run_by", g.spec.bpf->jitted() ? "jit" : "interpreter"}};
     const LbKnobs& k = g.spec.knobs;
     Json knobs;
     knobs["idle_time_ns"] = k.idle_time_ns;

@@ -85,6 +85,7 @@ struct rocelb_ctx {
   uint8_t group[ROCELB_GROUP_BYTES]; /* this group's scratch on this worker */
   struct rocelb_member members[ROCELB_MAX_MEMBERS];
   uint16_t up_list[ROCELB_MAX_MEMBERS]; /* the up members in order: up_list[0 .. n_up-1] */
+  uint64_t reserved[8]; /* zero; room for the ABI to grow */
 };
 
 /* Puts the function in ELF section "rocelb/NAME": groups.<g>.bpf.section NAME. */

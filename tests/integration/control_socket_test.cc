@@ -382,3 +382,51 @@ TEST_F(ControlSocket, ClientOfAMissingSocketSaysWhichAndWhy) {
 
 }  // namespace
 }  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// Mode bpf, live: the uplinks' policy swapped under traffic between the
+// example policies (each swap a new epoch: the old program's flow state
+// goes with it), a policy the validator refuses leaves the running one, and
+// nothing is lost or leaked.
+TEST_F(ControlSocket, BpfPolicySwapsUnderTrafficLoseNothing) {
+  ControlClient c(sock_);
+  ok(c, {{"verb", "set"},
+         {"key", "groups.uplinks.bpf.program"},
+         {"value", test::bin("lb/bpf/ecmp.o")}});
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  json g = ok(c, {{"verb", "show"}, {"what", "groups"}})["groups"][0];
+  EXPECT_EQ(g["mode"], "bpf");
+  EXPECT_EQ(g["bpf"]["section"], "ecmp");
+  EXPECT_EQ(g["bpf"]["run_by"], "jit");
+  const char* policies[] = {"drill", "letflow", "qp_message_spray", "least_queue", "ecmp"};
+  for (int i = 0; i < 50; ++i) {
+    ok(c, {{"verb", "set"},
+           {"key", "groups.uplinks.bpf.program"},
+           {"value", test::bin(std::string("lb/bpf/") + policies[i % 5] + ".o")}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string why = refused(c, {{"verb", "set"},
+                                      {"key", "groups.uplinks.bpf.program"},
+                                      {"value", test::bin("tests/bpf/bad_loop.o")}});
+  EXPECT_NE(why.find("groups.uplinks.bpf.program: "), std::string::npos) << why;
+  EXPECT_NE(why.find("refused by the validator"), std::string::npos) << why;
+  g = ok(c, {{"verb", "show"}, {"what", "groups"}})["groups"][0];
+  EXPECT_EQ(g["bpf"]["section"], "ecmp");  // the last one that loaded still runs
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const json ports = ok(c, {{"verb", "show"}, {"what", "ports"}})["ports"];
+  uint64_t uplinks = 0;
+  for (int p = 4; p < 8; ++p) uplinks += ports[p]["tx_packets"].get<uint64_t>();
+  EXPECT_GT(uplinks, 10'000u);
+  c.close();
+  stop();
+  const json counters = json::parse(test::read_file(dir_ / "counters.json"));
+  EXPECT_EQ(counters["totals"]["conserved"], true);
+  EXPECT_EQ(counters["totals"]["dropped_packets"], 0u) << counters["ports"][0]["drops"].dump();
+  EXPECT_NE(test::read_file(dir_ / "out").find("mbufs still in use: 0"), std::string::npos)
+      << test::read_file(dir_ / "out");
+}
+
+}  // namespace
+}  // namespace rocelb

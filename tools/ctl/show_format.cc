@@ -253,7 +253,11 @@ std::string format_groups(const json& r) {
   if (groups.empty()) return "no next-hop groups\n";
   for (const auto& g : groups) {
     if (!out.empty()) out += "\n";
-    out += "group " + str(g, "name") + ": " + str(g, "mode") + "\n";
+    out += "group " + str(g, "name") + ": " + str(g, "mode");
+    if (g.contains("bpf"))
+      out += " (" + str(g.at("bpf"), "program") + ", policy " + str(g.at("bpf"), "section") + ", " +
+             str(g.at("bpf"), "run_by") + ")";
+    out += "\n";
     // Plain knobs first, then each nested set of knobs ("quality") on its own lines.
     json plain = json::object(), nested = json::object();
     for (const auto& [k, v] : g.at("knobs").items()) (v.is_object() ? nested : plain)[k] = v;
