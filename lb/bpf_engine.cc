@@ -24,8 +24,26 @@ BpfEngine::BpfEngine(std::shared_ptr<const LbBpfProgram> prog, uint32_t n_member
   ctx_->knob_m = k.drill.m;
 }
 
-uint32_t BpfEngine::select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const MemberPath* paths,
-                           const LbPacketFields* pkt, LbShared& s, LbDecision* trace) {
+void BpfEngine::load_members(const MemberPath* paths, const LbShared& s) {
+  rocelb_ctx& c = *ctx_;
+  c.n_up = s.up.count();
+  if (c.up_generation != static_cast<uint32_t>(s.up.generation())) {
+    c.up_generation = static_cast<uint32_t>(s.up.generation());
+    for (uint32_t k = 0; k < kMaxBpfMembers; ++k)
+      c.up_list[k] = static_cast<uint16_t>(k < c.n_up ? s.up.at(k) : 0);
+  }
+  for (uint32_t i = 0; i < n_; ++i) {
+    rocelb_member& m = c.members[i];
+    m.queue_bytes = paths[i].queue_bytes;
+    m.load_bps = paths[i].load_bps;
+    m.band = s.quality.band(paths[i]);
+    m.up = s.up.is_up(i) ? 1 : 0;
+    speed_[i] = paths[i].speed_bps;
+  }
+}
+
+uint32_t BpfEngine::select(uint32_t hash, uint32_t bytes, uint64_t now_ns,
+                           const LbPacketFields* pkt, bool grow, LbShared& s, LbDecision* trace) {
   rocelb_ctx& c = *ctx_;
   c.now_ns = now_ns;
   c.hash = hash;
@@ -42,19 +60,6 @@ uint32_t BpfEngine::select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const
     std::memcpy(c.src_ip, pkt->src_ip.data(), 16);
     std::memcpy(c.dst_ip, pkt->dst_ip.data(), 16);
   }
-  c.n_up = s.up.count();
-  if (c.up_generation != static_cast<uint32_t>(s.up.generation())) {
-    c.up_generation = static_cast<uint32_t>(s.up.generation());
-    for (uint32_t k = 0; k < kMaxBpfMembers; ++k)
-      c.up_list[k] = static_cast<uint16_t>(k < c.n_up ? s.up.at(k) : 0);
-  }
-  for (uint32_t i = 0; i < n_; ++i) {
-    rocelb_member& m = c.members[i];
-    m.queue_bytes = paths[i].queue_bytes;
-    m.load_bps = paths[i].load_bps;
-    m.band = s.quality.band(paths[i]);
-    m.up = s.up.is_up(i) ? 1 : 0;
-  }
   c.rng_state = s.rng.state();
   const uint32_t slot = hash & mask_;
   c.flow_new = written_[slot] ? 0 : 1;
@@ -65,12 +70,21 @@ uint32_t BpfEngine::select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const
   std::memcpy(slots_[slot].data(), c.flow, ROCELB_FLOW_BYTES);
   written_[slot] = 1;
   s.rng.set_state(c.rng_state);
+  // Judged by the host's up set, not by the context (which the program
+  // could have written).
   if (r >= n_ || !s.up.is_up(static_cast<uint32_t>(r))) {
     ++s.counters.bpf_refused;
     return kNoMember;
   }
+  const uint32_t m = static_cast<uint32_t>(r);
+  if (grow) {  // the next packet of the burst sees this one queued
+    rocelb_member& mem = c.members[m];
+    mem.queue_bytes += bytes;
+    MemberPath p{mem.queue_bytes, mem.load_bps, speed_[m], true};
+    mem.band = s.quality.band(p);
+  }
   if (trace) trace->new_flowlet = c.flow_new != 0;
-  return static_cast<uint32_t>(r);
+  return m;
 }
 
 void BpfEngine::reset() {

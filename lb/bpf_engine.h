@@ -1,13 +1,14 @@
 // `bpf`: a load-balancing policy the user wrote in C and compiled to eBPF
-// (lb/bpf/rocelb_policy.h is its ABI, lb/bpf/README.md the guide). Per
-// packet the engine fills the policy's context (the flow hash, the packet's
-// 5-tuple and BTH fields, every member's queue, load, quality band and
-// up/down, the group's knobs and the RNG state), copies in the flow's state
-// slot (max_flows slots indexed by the low hash bits, as the flowlet table),
-// runs the program and copies the slot back. The group scratch lives in the
-// context itself, per engine (group and lcore). A returned index that is out
-// of range or a down member becomes kNoMember (counted: bpf_refused; the
-// dataplane drops it as no_member_up).
+// (lb/bpf/rocelb_policy.h is its ABI, lb/bpf/README.md the guide). Once per
+// burst the engine writes every member's queue, load, quality band and
+// up/down and the up list into the policy's context; per packet the flow
+// hash, the packet's 5-tuple and BTH fields, the RNG state and the flow's
+// state slot (max_flows slots indexed by the low hash bits, as the flowlet
+// table), then runs the program, copies the slot back and adds the packet to
+// the chosen member's queue for the next packet of the burst. The group
+// scratch lives in the context itself, per engine (group and lcore). A
+// returned index that is out of range or a down member becomes kNoMember
+// (counted: bpf_refused; the dataplane drops it as no_member_up).
 // This library runs programs, it does not load them: the dataplane loads
 // and validates them with libbpf and rte_bpf (dataplane/bpf/) and passes
 // the entry points in an LbBpfProgram. Knobs: max_flows, idle_time, drill.*
@@ -54,8 +55,13 @@ class BpfEngine {
  public:
   BpfEngine(std::shared_ptr<const LbBpfProgram> prog, uint32_t n_members, const LbKnobs& k);
 
-  uint32_t select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const MemberPath* paths,
-                  const LbPacketFields* pkt, LbShared& s, LbDecision* trace);
+  // Once per burst (or select): the members as the paths and the up set
+  // show them, into the context.
+  void load_members(const MemberPath* paths, const LbShared& s);
+  // One packet. grow: add its bytes to the chosen member's queue (and band)
+  // for the next packet of the burst, as the built-in depth modes see it.
+  uint32_t select(uint32_t hash, uint32_t bytes, uint64_t now_ns, const LbPacketFields* pkt,
+                  bool grow, LbShared& s, LbDecision* trace);
   void reset();
   const LbBpfProgram& program() const { return *prog_; }
 
@@ -65,7 +71,8 @@ class BpfEngine {
   uint32_t mask_;
   std::vector<std::array<uint8_t, ROCELB_FLOW_BYTES>> slots_;
   std::vector<uint8_t> written_;
-  std::unique_ptr<rocelb_ctx> ctx_;  // 2 KB: kept, the group scratch lives in it
+  std::unique_ptr<rocelb_ctx> ctx_;                   // 2 KB: kept, the group scratch lives in it
+  std::array<uint64_t, ROCELB_MAX_MEMBERS> speed_{};  // for the band of a grown member
 };
 
 }  // namespace rocelb

@@ -127,6 +127,7 @@ void LbEngine::bpf_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t
                          LbDecision* traces, const LbPacketFields* pkts) {
   BpfEngine& e = *std::get_if<BpfEngine>(&impl_);
   LbEngineCounters& c = s_.counters;
+  e.load_members(paths, s_);
   for (uint32_t i = 0; i < n; ++i) {
     LbDecision* t = traces ? &traces[i] : nullptr;
     if (t) t->clear();
@@ -134,7 +135,7 @@ void LbEngine::bpf_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t
     if (s_.up.count() == 0) {
       ++c.no_member;
     } else {
-      m = e.select(hashes[i], bytes[i], now_ns, paths, pkts ? &pkts[i] : nullptr, s_, t);
+      m = e.select(hashes[i], bytes[i], now_ns, pkts ? &pkts[i] : nullptr, grow != nullptr, s_, t);
       if (m != kNoMember) {
         ++c.decisions;
         ++c.member_packets[m];

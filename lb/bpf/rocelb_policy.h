@@ -10,7 +10,8 @@
  *     uint64_t ecmp(struct rocelb_ctx *c) { return rocelb_pick(c->hash, c->n_members); }
  *
  * It may read every field, write flow[], group[] and rng_state (the switch
- * keeps them), and call nothing: no helpers, no maps, no global data, so it
+ * keeps them; what it writes elsewhere in the context is undefined: the
+ * switch refills the rest per burst and per packet), and call nothing: no helpers, no maps, no global data, so it
  * runs under DPDK's rte_bpf (JIT or interpreter) and is checked by its
  * validator, which refuses loops and reads outside the context. Use the
  * inline functions below, mask computed indexes (& (ROCELB_MAX_MEMBERS - 1)),

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/bpf/bpf_policy_loader.h"
 #include "lb/lb_engine.h"
 #include "lb/lb_rng.h"
 
@@ -49,6 +50,8 @@ struct Case {
   uint32_t members;
   bool burst;  // select_burst, or 32 calls of select
   bool trace;
+  const char* policy = nullptr;  // mode bpf: lb/bpf/examples/<policy>.c
+  bool jit = true;               // mode bpf: rte_bpf's JIT, or its interpreter
 };
 
 void run_case(benchmark::State& state, Case c) {
@@ -60,6 +63,15 @@ void run_case(benchmark::State& state, Case c) {
   if (uses_flowlets(c.mode)) spec.knobs.max_flows = c.table;
   if (uses_buckets(c.mode)) spec.knobs.buckets = c.table;
   spec.seed = 1;
+  if (c.mode == LbMode::kBpf) {
+    spec.knobs.max_flows = c.table;
+    try {
+      spec.bpf = load_bpf_policy(std::string(ROCELB_BPF_DIR) + "/" + c.policy + ".o", "", c.jit);
+    } catch (const BpfPolicyError& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
+  }
   LbEngine engine(spec, 0);
 
   const Traffic& t = traffic();
@@ -102,6 +114,7 @@ void run_case(benchmark::State& state, Case c) {
 
 void add(const Case& c) {
   std::string name = "lb/" + std::string(to_string(c.mode));
+  if (c.policy) name += std::string(":") + c.policy + (c.jit ? "/jit" : "/interpreter");
   if (c.table) name += "/table:" + std::to_string(c.table);
   name += "/members:" + std::to_string(c.members);
   name += c.burst ? "/burst32" : "/select_x32";
@@ -125,6 +138,10 @@ void register_lb_benchmarks() {
       }
     }
   }
+  // Policies in eBPF next to the engines they mirror (same decisions):
+  // the cost of the context, the program and its JIT or interpreter.
+  for (const char* policy : {"ecmp", "letflow", "drill", "least_queue", "qp_message_spray"})
+    for (bool jit : {true, false}) add({LbMode::kBpf, 4096, 4, true, false, policy, jit});
   add({LbMode::kFlowletQuality, 4096, 4, true, true});
   add({LbMode::kDrill, 0, 4, true, true});
 }
