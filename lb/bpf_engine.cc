@@ -57,8 +57,8 @@ uint32_t BpfEngine::select(uint32_t hash, uint32_t bytes, uint64_t now_ns,
     c.dst_port = pkt->dst_port;
     c.dest_qp = pkt->dest_qp;
     c.psn = pkt->psn;
-    std::memcpy(c.src_ip, pkt->src_ip.data(), 16);
-    std::memcpy(c.dst_ip, pkt->dst_ip.data(), 16);
+    std::memcpy(c.src_ip, pkt->src_ip, 16);
+    std::memcpy(c.dst_ip, pkt->dst_ip, 16);
   }
   c.rng_state = s.rng.state();
   const uint32_t slot = hash & mask_;

@@ -41,12 +41,14 @@ struct LbBpfProgram {
   virtual ~LbBpfProgram() = default;
 };
 
-// What a policy sees of a packet besides its hash and length.
+// What a policy sees of a packet besides its hash and length. Plain data,
+// not initialized: the dataplane keeps a burst's worth on its stack for
+// every group and fills them only for bpf groups.
 struct LbPacketFields {
-  uint8_t family = 4, proto = 0, tc = 0, opcode = 0xff;
-  uint16_t src_port = 0, dst_port = 0;
-  uint32_t dest_qp = 0, psn = 0;
-  std::array<uint8_t, 16> src_ip{}, dst_ip{};
+  uint8_t family, proto, tc, opcode;  // opcode 0xff: not RoCE
+  uint16_t src_port, dst_port;
+  uint32_t dest_qp, psn;
+  uint8_t src_ip[16], dst_ip[16];
 };
 
 inline constexpr uint32_t kMaxBpfMembers = ROCELB_MAX_MEMBERS;

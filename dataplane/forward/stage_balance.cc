@@ -47,8 +47,8 @@ void packet_fields(const FlowKey& key, const ParsedPacket& pp, uint8_t tc, LbPac
   f.opcode = pp.has_bth ? pp.bth_opcode : 0xff;
   f.dest_qp = pp.has_bth ? pp.bth_dest_qp : 0;
   f.psn = pp.has_bth ? pp.bth_psn : 0;
-  std::memcpy(f.src_ip.data(), key.src_ip, 16);
-  std::memcpy(f.dst_ip.data(), key.dst_ip, 16);
+  std::memcpy(f.src_ip, key.src_ip, 16);
+  std::memcpy(f.dst_ip, key.dst_ip, 16);
 }
 
 }  // namespace

@@ -164,7 +164,7 @@ TEST(BpfPolicy, RandomContextsNeverTakeTheHostOutOfBounds) {
     for (uint32_t n : {1u, 3u, 17u, 64u}) {
       LbEngine e(spec(LbMode::kBpf, n, load_bpf_policy(example(p), "", true)), 0);
       std::vector<MemberPath> paths(n);
-      LbPacketFields f[8];
+      LbPacketFields f[8]{};
       for (int step = 0; step < 2000; ++step) {
         for (auto& m : paths) {
           m.up = rng() % 3 != 0;
