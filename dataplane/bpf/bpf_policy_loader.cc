@@ -1,11 +1,12 @@
 #include "dataplane/bpf/bpf_policy_loader.h"
 
+#include "dataplane/bpf/libbpf_messages.h"
+
 #include <bpf/libbpf.h>
 #include <rte_bpf.h>
 #include <rte_errno.h>
 
 #include <cerrno>
-#include <cstdarg>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -14,19 +15,6 @@ namespace rocelb {
 namespace {
 
 constexpr const char* kPrefix = "rocelb/";
-
-// libbpf's last warning, kept for the error line instead of printed.
-std::string g_last;
-
-int keep_message(enum libbpf_print_level level, const char* fmt, va_list args) {
-  if (level == LIBBPF_DEBUG) return 0;
-  char buf[512];
-  const int n = vsnprintf(buf, sizeof buf, fmt, args);
-  std::string line(buf, n > 0 ? std::min<size_t>(size_t(n), sizeof buf - 1) : 0);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  if (!line.empty()) g_last = line;
-  return 0;
-}
 
 struct Object {
   bpf_object* obj = nullptr;
@@ -64,13 +52,13 @@ void open(const std::string& file, Object& o) {
     throw BpfPolicyError(file +
                          ": not an ELF object (compile the policy with clang -O2 -target "
                          "bpf -c)");
-  libbpf_set_print(keep_message);
-  g_last.clear();
+  keep_libbpf_messages();
   o.obj = bpf_object__open_file(file.c_str(), nullptr);
   if (!o.obj) {
     o.obj = nullptr;
     throw BpfPolicyError(
-        file + ": libbpf cannot open it: " + (g_last.empty() ? std::strerror(errno) : g_last));
+        file + ": libbpf cannot open it: " +
+        (last_libbpf_message().empty() ? std::strerror(errno) : last_libbpf_message()));
   }
 }
 

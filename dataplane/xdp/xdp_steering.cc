@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdarg>
 #include <cstring>
 #include <iostream>
 
+#include "dataplane/bpf/libbpf_messages.h"
 #include "dataplane/forward/local_responder.h"
 #include "dataplane/xdp/steer_abi.h"
 #include "dataplane/xdp/xdp_object.h"
@@ -19,20 +19,6 @@
 namespace rocelb {
 
 namespace {
-
-// libbpf's messages (the verifier's log among them) are kept, not printed:
-// a refusal is reported as one line with the last of them.
-std::string g_libbpf_last;
-
-int keep_libbpf_message(enum libbpf_print_level level, const char* fmt, va_list args) {
-  if (level == LIBBPF_DEBUG) return 0;
-  char buf[512];
-  const int n = vsnprintf(buf, sizeof buf, fmt, args);
-  std::string line(buf, n > 0 ? std::min<size_t>(size_t(n), sizeof buf - 1) : 0);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  if (!line.empty()) g_libbpf_last = line;
-  return 0;
-}
 
 struct Attached {
   uint32_t prog_id = 0;
@@ -151,7 +137,7 @@ XdpSteering::XdpSteering(const ConfigParams& params) {
   if (xdp_steer_object_size() == 0)
     throw XdpError(first + ": this rocelb-dp was built without clang, so without its XDP program");
 
-  libbpf_set_print(keep_libbpf_message);
+  keep_libbpf_messages();  // the verifier's log among them: its last line goes in the error
   // A program of ours left by a run that did not stop cleanly is detached;
   // anyone else's is left alone and refused.
   for (const Port& port : ports_) {
@@ -173,12 +159,12 @@ XdpSteering::XdpSteering(const ConfigParams& params) {
   // support, no CAP_BPF) is one line before any port starts.
   LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = RL_STEER_PROG_NAME);
   bpf_object* obj = bpf_object__open_mem(xdp_steer_object(), xdp_steer_object_size(), &oo);
-  if (!obj) throw XdpError(first + ": cannot open the XDP program: " + g_libbpf_last);
+  if (!obj) throw XdpError(first + ": cannot open the XDP program: " + last_libbpf_message());
   const int rc = bpf_object__load(obj);
   bpf_object__close(obj);
   if (rc != 0)
     throw XdpError(first + ": the kernel refused the XDP program: " + std::strerror(-rc) +
-                   (g_libbpf_last.empty() ? "" : " (" + g_libbpf_last + ")"));
+                   (last_libbpf_message().empty() ? "" : " (" + last_libbpf_message() + ")"));
 
   // DPDK's af_xdp PMD loads a program from a path: the memfd's.
   memfd_ = memfd_create("rocelb_steer.bpf.o", MFD_CLOEXEC);
