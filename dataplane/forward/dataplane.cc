@@ -150,6 +150,18 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
     if (next->ports[id].device != cur.ports[id].device)
       throw std::invalid_argument("ports[" + std::to_string(id) +
                                   "].device changed: restart the switch to change a device");
+  // The XDP program and the link source are chosen when the device starts
+  // (xdp/xdp_steering.h, live_engine.cc).
+  for (uint16_t id : next->port_ids) {
+    const PortParams* a = next->params.find_port(id);
+    const PortParams* b = cur.params.find_port(id);
+    if (a && b && a->xdp_steering != b->xdp_steering)
+      throw std::invalid_argument("ports[" + std::to_string(id) +
+                                  "].xdp_steering changed: restart the switch to change it");
+    if (a && b && a->link_detect != b->link_detect)
+      throw std::invalid_argument("ports[" + std::to_string(id) +
+                                  "].link_detect changed: restart the switch to change it");
+  }
   // The device's own MTU is set when it starts (live_engine.cc).
   for (uint16_t id : next->port_ids)
     if (next->ports[id].mtu != cur.ports[id].mtu)

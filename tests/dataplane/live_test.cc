@@ -256,3 +256,34 @@ TEST_F(Live, ConfigSwapsWhileTrafficFlowsLoseNothing) {
 
 }  // namespace
 }  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// What a device fixes when it starts cannot change under it: a live change
+// of a port's MTU, link source or XDP steering is refused with the key and
+// the running config stays.
+TEST_F(Live, ChangesThatNeedARestartAreRefused) {
+  LiveOptions opt;
+  auto engine = std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), opt);
+  auto refused = [&](const std::string& set) -> std::string {
+    std::vector<std::string> sets = sets_;
+    sets.push_back(set);
+    try {
+      engine->dataplane().apply(
+          SwitchConfig::build(test::default_params(sets), &engine->dataplane().config()));
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "applied";
+  };
+  EXPECT_EQ(refused("ports[1].mtu=9000"),
+            "ports[1].mtu changed: restart the switch to change an MTU");
+  EXPECT_EQ(refused("ports[2].link_detect=off"),
+            "ports[2].link_detect changed: restart the switch to change it");
+  EXPECT_EQ(refused("ports[2].link_detect=auto"), "applied");  // the default: no change
+  EXPECT_EQ(engine->dataplane().config().ports[1].mtu, 1500u);
+}
+
+}  // namespace
+}  // namespace rocelb
