@@ -11,8 +11,8 @@
  *
  * It may read every field, write flow[], group[] and rng_state (the switch
  * keeps them; what it writes elsewhere in the context is undefined: the
- * switch refills the rest per burst and per packet), and call nothing: no helpers, no maps, no global data, so it
- * runs under DPDK's rte_bpf (JIT or interpreter) and is checked by its
+ * switch refills the rest per burst and per packet), and call nothing: no helpers, no maps, no
+ * global data, so it runs under DPDK's rte_bpf (JIT or interpreter) and is checked by its
  * validator, which refuses loops and reads outside the context. Use the
  * inline functions below, mask computed indexes (& (ROCELB_MAX_MEMBERS - 1)),
  * and keep branches few: the validator follows every path through the
@@ -86,7 +86,7 @@ struct rocelb_ctx {
   uint8_t group[ROCELB_GROUP_BYTES]; /* this group's scratch on this worker */
   struct rocelb_member members[ROCELB_MAX_MEMBERS];
   uint16_t up_list[ROCELB_MAX_MEMBERS]; /* the up members in order: up_list[0 .. n_up-1] */
-  uint64_t reserved[8]; /* zero; room for the ABI to grow */
+  uint64_t reserved[8];                 /* zero; room for the ABI to grow */
 };
 
 /* Puts the function in ELF section "rocelb/NAME": groups.<g>.bpf.section NAME. */
