@@ -109,8 +109,18 @@ MemoryItem egress_rings(const ConfigParams& cfg, uint32_t capacity) {
           cfg.ports.size() * kNumTrafficClasses * ring_bytes(pow2_at_least(capacity)), 0};
 }
 
-MemoryItem packet_pool(uint32_t mbufs, uint64_t page) {
-  const uint64_t b = mempool_bytes(mbufs, kMbufObject, page) + kMempoolWithCaches;
+uint32_t xdp_ports(const ConfigParams& cfg) {
+  uint32_t n = 0;
+  for (const auto& p : cfg.ports) n += p.device.rfind("net_af_xdp", 0) == 0;
+  return n;
+}
+
+MemoryItem packet_pool(const ConfigParams& cfg, const MemoryRuntime& runtime) {
+  const uint64_t one =
+      mempool_bytes(runtime.pool_mbufs, kMbufObject, runtime.page_bytes) + kMempoolWithCaches;
+  const uint64_t b = one + xdp_ports(cfg) * (mempool_bytes(runtime.xdp_pool_mbufs, kMbufObject,
+                                                           runtime.page_bytes) +
+                                             kMempoolWithCaches);
   return {"packet_pool", "", b, b};
 }
 
@@ -128,8 +138,9 @@ MemoryEstimate estimate_memory(const ConfigParams& cfg, const MemoryRuntime& run
              route_tables(cfg, runtime.page_bytes),
              neighbor_table(cfg),
              egress_rings(cfg, runtime.ring_capacity),
-             packet_pool(runtime.pool_mbufs, runtime.page_bytes),
+             packet_pool(cfg, runtime),
              control_replies()};
+  e.xdp_pools = xdp_ports(cfg);
   for (const MemoryItem& i : e.items) e.total += i.bytes;
   return e;
 }

@@ -20,7 +20,9 @@
 //                    128 struct rte_mbuf + 2176 RTE_MBUF_DEFAULT_BUF_SIZE),
 //                    as many as fit a page (an mbuf never crosses one: with
 //                    4 KiB pages, --no-huge, one a page), its ring, and
-//                    1 MiB of per-lcore caches; the RIB's pools likewise
+//                    1 MiB of per-lcore caches; the RIB's pools likewise;
+//                    plus the pool of its own each AF_XDP port receives into
+//                    (xdp_pool_mbufs, ports[].device net_af_xdp...)
 //   control_replies  what the control socket may hold in unsent replies
 //                    (control_server.h max_queued_bytes, 16 MiB)
 // Steady state: while a live apply swaps configs, changed route tables and
@@ -60,6 +62,7 @@ struct MemoryRuntime {
   uint32_t pool_mbufs = 65535;
   uint32_t ring_capacity = 65536;
   uint64_t page_bytes = 4096;
+  uint32_t xdp_pool_mbufs = 16383;  // each AF_XDP port's own pool (live only)
 };
 
 struct MemoryItem {
@@ -73,6 +76,7 @@ struct MemoryItem {
 struct MemoryEstimate {
   MemoryRuntime runtime;
   std::vector<MemoryItem> items;  // in the order above
+  uint32_t xdp_pools = 0;         // AF_XDP ports: each has a pool of xdp_pool_mbufs
   uint64_t total = 0;             // the sum of the items' bytes
 };
 

@@ -27,6 +27,9 @@ namespace {
 using namespace rocelb;
 
 constexpr int kExitUsage = 2;
+// rocelb-dp run --mbufs: below this the per-lcore caches (256 each) would
+// hold most of the pool.
+constexpr unsigned kMinPoolMbufs = 2047;
 
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_reload{false};
@@ -296,8 +299,13 @@ void control_loop(ControlServer& server, ControlService& service, LiveEngine& en
 
 int cmd_run(const std::string& config, const std::vector<std::string>& sets,
             const std::vector<std::string>& eal_user, const std::string& counters_out,
-            const std::string& idle_sleep_max, unsigned idle_polls) {
+            const std::string& idle_sleep_max, unsigned idle_polls, unsigned mbufs) {
   LiveOptions live;
+  if (mbufs < kMinPoolMbufs) {
+    std::cerr << "rocelb-dp: --mbufs " << mbufs << ": must be at least " << kMinPoolMbufs << "\n";
+    return kExitUsage;
+  }
+  live.set_mbufs(mbufs);
   if (!idle_sleep_max.empty()) {
     std::string why;
     if (!parse_duration_ns(idle_sleep_max, live.idle_sleep_max_ns, &why) ||
@@ -335,7 +343,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     for (PortParams& p : eal_params.ports) p.device += xdp.devargs(p.id);
     eal_start(eal_args_for_live(eal_params, eal_user));
     // Again with the workers EAL gave: limits.max_memory counts their tables.
-    params = load_config_text(text.text, text.source, sets, live_memory_runtime());
+    params = load_config_text(text.text, text.source, sets, live_memory_runtime(live));
     LiveEngine engine(SwitchConfig::build(params), live);
     xdp.configure();
     engine.set_xdp(&xdp);
@@ -471,6 +479,11 @@ int main(int argc, char** argv) {
                   "long at a time, so idle switches share cores (default: never sleep)");
   run->add_option("--idle-polls", idle_polls,
                   "empty polls in a row before a worker starts sleeping (100)");
+  unsigned mbufs = LiveOptions{}.pool_mbufs;
+  run->add_option("--mbufs", mbufs,
+                  "N: packet buffers in the switch's pool (32767); each AF_XDP port gets a pool "
+                  "of its own, half as many, at least 4095. Fewer make a smaller switch (lab "
+                  "fabrics) that holds fewer packets in its queues");
   run->footer("Arguments after -- go to DPDK's EAL (e.g. -- -l 0-3 -a 0000:3b:00.0).");
 
   // Everything after "--" belongs to EAL: split it off before CLI11 sees it.
@@ -490,5 +503,5 @@ int main(int argc, char** argv) {
   }
   if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace, record);
   if (*fabric) return cmd_fabric(fa);
-  return cmd_run(config, sets, eal, counters_out, idle_sleep_max, idle_polls);
+  return cmd_run(config, sets, eal, counters_out, idle_sleep_max, idle_polls, mbufs);
 }

@@ -52,9 +52,9 @@ struct LiveEngine::Worker {
 
 namespace {
 
-// Mbufs of an af_xdp port's own pool: its fill ring (4096 frames in DPDK
-// 22.11) and what is in flight through the switch.
-constexpr unsigned kAfXdpPoolMbufs = 16383;
+// Mbufs of the switch's pool that must stay free once every RX ring that
+// takes from it is filled: what the switch can hold in its queues.
+constexpr unsigned kMinFreeMbufs = 1024;
 
 // At stop, at most this many bursts are read from each RX queue and freed.
 constexpr int kDrainBursts = 1024;
@@ -104,6 +104,16 @@ uint16_t find_eth_port(const std::string& name) {
       return id;
   }
   return RTE_MAX_ETHPORTS;
+}
+
+// What to add to an ENOMEM from a device that fills its RX ring from `pool`.
+std::string pool_hint(const rte_mempool* pool, const LiveOptions& opt) {
+  return " (its pool of " + std::to_string(pool->size) + " mbufs is too small: raise --mbufs" +
+         (pool->size == opt.xdp_pool_mbufs && pool->size != opt.pool_mbufs
+              ? ", which gives each AF_XDP port half as many, at least " +
+                    std::to_string(kAfXdpMinPoolMbufs)
+              : std::string()) +
+         ")";
 }
 
 }  // namespace
@@ -192,12 +202,13 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     rte_mempool* rx_pool = pool_;
     if (name.rfind("net_af_xdp", 0) == 0) {
       rx_pool = rte_pktmbuf_pool_create(("rl_xdp_pool_" + std::to_string(id)).c_str(),
-                                        kAfXdpPoolMbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                        opt.xdp_pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                         static_cast<int>(rte_socket_id()));
       if (!rx_pool)
         throw std::runtime_error(
             where + ": cannot create the af_xdp pool: " + std::string(rte_strerror(rte_errno)));
       device_pools_.push_back(rx_pool);
+      xdp_pool_mbufs_ = opt.xdp_pool_mbufs;
     }
     uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
     rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
@@ -206,7 +217,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       rte_eth_rxconf rxc = info.default_rxconf;
       rxc.offloads = conf.rxmode.offloads;
       if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, rx_pool); rc != 0)
-        throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc));
+        throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc) +
+                                 (rc == -ENOMEM ? pool_hint(rx_pool, opt) : ""));
       workers_[rx_next++ % nw]->rx.emplace_back(id, q);
     }
     rte_eth_txconf txc = info.default_txconf;
@@ -219,8 +231,8 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     std::memcpy(mac.addr_bytes, pc.mac, 6);
     rte_eth_dev_default_mac_addr_set(eth, &mac);  // best effort: some vdevs refuse
     if (int rc = rte_eth_dev_start(eth); rc != 0)
-      throw std::runtime_error(where + ": cannot start device \"" + name +
-                               "\": " + rte_strerror(-rc));
+      throw std::runtime_error(where + ": cannot start device \"" + name + "\": " +
+                               rte_strerror(-rc) + (rc == -ENOMEM ? pool_hint(rx_pool, opt) : ""));
     rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
     if (const std::string why = enable_mac_ctrl_frames(eth, pc.device); !why.empty())
       std::cerr << "rocelb-dp: warning: " << where << ": " << why << "\n";
@@ -233,6 +245,13 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     workers_[owner % nw]->tx.push_back(id);
     dp_->set_tx_owner(id, owner++ % nw);
   }
+  // Started devices have filled their RX rings from the pool: what is left
+  // is all the switch can queue. Too little, and it would drop at once.
+  if (const unsigned left = rte_mempool_avail_count(pool_); left < kMinFreeMbufs)
+    throw std::runtime_error("the packet pool has " + std::to_string(left) + " of its " +
+                             std::to_string(opt.pool_mbufs) +
+                             " mbufs free once the ports' RX rings are filled; at least " +
+                             std::to_string(kMinFreeMbufs) + " must be: raise --mbufs");
   ps_mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000'000ull) << 32) /
                                    rte_get_tsc_hz());
 }

@@ -39,10 +39,19 @@
 
 namespace rocelb {
 
+// The smallest pool an af_xdp port can receive into: DPDK 22.11's PMD puts
+// 2,048 mbufs in the socket's fill ring when the device starts, and a pool
+// of 2,047 is refused (EINVAL); 4,095 works.
+inline constexpr unsigned kAfXdpMinPoolMbufs = 4095;
+
 struct LiveOptions {
   unsigned rx_desc = 1024;
   unsigned tx_desc = 1024;
+  // The switch's packet pool (rocelb-dp run --mbufs N). Each af_xdp port
+  // receives into a pool of its own: half as many, at least
+  // kAfXdpMinPoolMbufs (set_mbufs).
   unsigned pool_mbufs = 32767;
+  unsigned xdp_pool_mbufs = 16383;
   uint64_t shaper_burst_ns = 10'000;  // a port may send this much ahead of line rate
   unsigned ring_capacity = 16384;     // packets per egress queue ring
   // A frame the device has refused for this long is dropped (tx_failed), so
@@ -57,6 +66,11 @@ struct LiveOptions {
   // adds up to idle_sleep_max_ns to the first packet after a quiet spell.
   uint64_t idle_sleep_max_ns = 0;
   unsigned idle_polls = 100;
+
+  void set_mbufs(unsigned n) {
+    pool_mbufs = n;
+    xdp_pool_mbufs = n / 2 > kAfXdpMinPoolMbufs ? n / 2 : kAfXdpMinPoolMbufs;
+  }
 };
 
 // DPDK ethdev name of a config device string: the part before the first ','.
@@ -105,6 +119,8 @@ class LiveEngine {
 
   Dataplane& dataplane() { return *dp_; }
   rte_mempool* pool() const { return pool_; }
+  // Mbufs of each af_xdp port's own pool; 0 when no port is af_xdp.
+  unsigned xdp_pool_mbufs() const { return xdp_pool_mbufs_; }
 
  private:
   struct Worker;
@@ -128,7 +144,8 @@ class LiveEngine {
   bool nworkers_on_main_ = false;
   bool stopped_ports_ = false;
   std::vector<rte_mempool*> device_pools_;  // af_xdp ports' RX pools
-  uint64_t ps_mult_ = 0;                    // TSC → picoseconds, 32.32 fixed point
+  unsigned xdp_pool_mbufs_ = 0;
+  uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
   uint64_t tx_stall_ns_ = 0;
   uint64_t idle_sleep_max_ns_ = 0;
   unsigned idle_polls_ = 100;

@@ -29,6 +29,7 @@ ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
   memory_ = live_memory_runtime();
   memory_.workers = engine.dataplane().num_workers();
   memory_.pool_mbufs = engine.pool()->size;
+  if (engine.xdp_pool_mbufs()) memory_.xdp_pool_mbufs = engine.xdp_pool_mbufs();
 }
 
 uint64_t ControlService::publish(const ConfigParams& params) {

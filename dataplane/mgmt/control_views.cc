@@ -421,6 +421,8 @@ Json view_memory(const MemoryEstimate& e, uint64_t limit_bytes) {
   j["limit_bytes"] = limit_bytes;
   j["workers"] = e.runtime.workers;
   j["pool_mbufs"] = e.runtime.pool_mbufs;
+  j["xdp_pools"] = e.xdp_pools;
+  j["xdp_pool_mbufs"] = e.runtime.xdp_pool_mbufs;
   j["ring_capacity"] = e.runtime.ring_capacity;
   j["page_bytes"] = e.runtime.page_bytes;
   j["items"] = Json::array();

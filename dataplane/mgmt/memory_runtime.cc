@@ -44,6 +44,7 @@ MemoryRuntime live_memory_runtime(const LiveOptions& opt) {
   MemoryRuntime r;
   r.workers = rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1;
   r.pool_mbufs = opt.pool_mbufs;
+  r.xdp_pool_mbufs = opt.xdp_pool_mbufs;
   r.ring_capacity = opt.ring_capacity;
   r.page_bytes = page_bytes();
   return r;

@@ -73,6 +73,34 @@ TEST(MemoryEstimate, BreakdownOfASmallConfigAddsUp) {
             74u * (2u << 20) + 45 * 2368 + 2367 + rest);
 }
 
+// Each AF_XDP port receives into a pool of its own (rocelb-dp run --mbufs
+// sizes both): packet_pool counts one per af_xdp device, no other device.
+TEST(MemoryEstimate, AfXdpPortsAddAPoolEach) {
+  Doc d;
+  const MemoryRuntime rt{1, 8191, 16384, 4096, 4095};
+  const MemoryEstimate none = estimate_memory(load(d.text()), rt);
+  EXPECT_EQ(none.xdp_pools, 0u);
+  // 8191 mbufs a page each, less the last page's slack; the ring of 8192
+  // slots; the caches.
+  const uint64_t caches = 192 + 128 * 8256;
+  EXPECT_EQ(item(none, "packet_pool").bytes, 8190u * 4096 + 2368 + 2367 + 384 + 8 * 8192 + caches);
+  d.ports =
+      "ports:\n"
+      "  - {id: 0, speed: 100G, mac: \"02:00:00:00:00:00\", ipv4: 10.0.0.1/24, device: "
+      "\"net_af_xdp0,iface=a\"}\n"
+      "  - {id: 1, speed: 100G, mac: \"02:00:00:00:00:01\", ipv4: 10.0.1.1/24, device: "
+      "\"net_tap1,iface=b\"}\n";
+  d.neighbors =
+      "neighbors:\n"
+      "  - {ip: 10.0.0.2, mac: \"02:00:00:00:01:00\", port: 0}\n"
+      "  - {ip: 10.0.1.2, mac: \"02:00:00:00:01:01\", port: 1}\n";
+  const MemoryEstimate one = estimate_memory(load(d.text()), rt);
+  EXPECT_EQ(one.xdp_pools, 1u);
+  EXPECT_EQ(item(one, "packet_pool").bytes - item(none, "packet_pool").bytes,
+            4094u * 4096 + 2368 + 2367 + 384 + 8 * 4096 + caches);
+  EXPECT_EQ(one.total, sum(one));
+}
+
 TEST(MemoryEstimate, GroupTablesCountOncePerWorkerAndNameTheBiggestGroup) {
   Doc d;
   d.groups =

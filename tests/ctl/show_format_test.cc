@@ -187,6 +187,14 @@ TEST(ShowFormat, ConfigShowsTheMemoryEstimateItemByItem) {
       << text;
   EXPECT_NE(text.find("#   route_tables      101 MB  routes\n"), std::string::npos) << text;
   EXPECT_NE(text.find("#   packet_pool      79.0 MB  -\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 32767 mbufs, rings of 16384"), std::string::npos) << text;
+  {
+    json x = r;  // AF_XDP ports: their own pools are said
+    x["memory"]["xdp_pools"] = 2;
+    EXPECT_NE(format_config(x).find(" 32767 mbufs (+ 16383 per AF_XDP port), rings of"),
+              std::string::npos)
+        << format_config(x);
+  }
   const auto yaml_at = text.find(r["yaml"].get<std::string>());
   ASSERT_NE(yaml_at, std::string::npos);
   for (const auto& l : lines(text.substr(0, yaml_at))) EXPECT_EQ(l.rfind("# ", 0), 0u) << l;

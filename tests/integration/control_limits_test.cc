@@ -87,8 +87,8 @@ class ControlLimits : public ::testing::Test {
     stop();
     if (!HasFailure()) fs::remove_all(dir_);
   }
-  void start() {
-    const std::string cmd = test::bin("dataplane/rocelb-dp") + " run" + net_null_ports() +
+  void start(const std::string& options = "") {
+    const std::string cmd = test::bin("dataplane/rocelb-dp") + " run" + options + net_null_ports() +
                             " --set control.socket=" + sock_ + " >" + (dir_ / "out").string() +
                             " 2>" + (dir_ / "err").string() + " </dev/null & echo $! >" +
                             (dir_ / "pid").string();
@@ -121,6 +121,37 @@ class ControlLimits : public ::testing::Test {
   std::string sock_;
   int pid_ = 0;
 };
+
+// --mbufs sizes the packet pool, and the estimate follows: a quarter of the
+// default pool is a quarter of its bytes (4 KiB pages: one mbuf a page).
+TEST_F(ControlLimits, MbufsSizeThePoolAndItsEstimate) {
+  start();
+  uint64_t full = 0;
+  {
+    ControlClient c(sock_, 5s);
+    const ControlReply r = c.show("config");
+    ASSERT_TRUE(r.ok) << r.error;
+    for (const auto& i : r.result.at("memory").at("items"))
+      if (i.at("name") == "packet_pool") full = i.at("bytes").get<uint64_t>();
+  }
+  stop();
+  start(" --mbufs 8191");
+  ControlClient c(sock_, 5s);
+  const ControlReply r = c.show("config");
+  ASSERT_TRUE(r.ok) << r.error;
+  const json& m = r.result.at("memory");
+  EXPECT_EQ(m.at("pool_mbufs"), 8191);
+  uint64_t small = 0;
+  for (const auto& i : m.at("items"))
+    if (i.at("name") == "packet_pool") small = i.at("bytes").get<uint64_t>();
+  ASSERT_GT(full, 0u);
+  // The same per-lcore cache overhead in both; the mbufs scale by 4.
+  const uint64_t caches = 192 + 128 * 8256;
+  EXPECT_EQ((full - caches) / 4 / 4096, (small - caches) / 4096) << full << " " << small;
+  const auto shown =
+      test::run_command(test::bin("tools/rocelbctl") + " --socket " + sock_ + " show config", dir_);
+  EXPECT_NE(shown.out.find("8191 mbufs"), std::string::npos) << shown.out;
+}
 
 // The estimate of the running config: its items add up, it counts this
 // switch's one worker and its pool, and follows limits.max_memory; a write

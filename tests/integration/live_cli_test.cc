@@ -130,6 +130,51 @@ TEST(LiveCli, PortWithoutDeviceIsAUsageError) {
   fs::remove_all(dir);
 }
 
+// --mbufs: below its floor a usage error; a pool that the ports' RX rings
+// would take whole is refused at start with what to raise; a small pool
+// that fits forwards everything and gives every mbuf back.
+TEST(LiveCli, MbufsTooFewAreRefusedAndASmallPoolForwards) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("rocelb-live-mbufs-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string dp = test::bin("dataplane/rocelb-dp");
+  auto r = test::run_command(dp + " run --mbufs 1000", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--mbufs 1000: must be at least 2047"), std::string::npos) << r.err;
+
+  // Two tap ports: each fills its 1024 RX descriptors from the pool.
+  if (geteuid() == 0) {
+    std::string taps;
+    for (int p = 0; p < 8; ++p)
+      taps += " --set 'ports[" + std::to_string(p) + "].device=" +
+              (p < 2 ? "net_tap" + std::to_string(p) + ",iface=rlmb" + std::to_string(p) + "_" +
+                           std::to_string(getpid() % 100000)
+                     : "net_null" + std::to_string(p)) +
+              "'";
+    r = test::run_command(
+        dp + " run --mbufs 2047" + taps + " --set control.socket=" + (dir / "sock").string(), dir);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("mbufs free once the ports' RX rings are filled; at least 1024 must be: "
+                         "raise --mbufs"),
+              std::string::npos)
+        << r.err;
+  }
+
+  const std::string sets = pcap_ports(dir, {0, 1});
+  const auto counters = dir / "counters.json";
+  r = test::run_command("timeout --preserve-status -s TERM 5 " + dp + " run --mbufs 2047" + sets +
+                            " --set control.socket=" + (dir / "sock").string() +
+                            " --counters-out " + counters.string(),
+                        dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("mbufs still in use: 0"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(test::read_file(counters));
+  EXPECT_EQ(j["totals"]["tx_packets"], 200);
+  EXPECT_EQ(j["totals"]["conserved"], true);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace rocelb
 

@@ -264,6 +264,13 @@ class FabricLive(unittest.TestCase):
                     FabricLive.prog_ids.add(p["xdp"]["program_id"])
         log(f"  XDP programs in use: {sorted(self.prog_ids)}")
         self.assertEqual(len(self.prog_ids), 12, "one XDP program per switch port")
+        # Lab-sized pools (fabric-live --mbufs 8191), each AF_XDP port's
+        # counted in the switch's memory estimate.
+        for sw in self.st["switches"]:
+            m = ctl(sw["socket"], "config")["memory"]
+            ports = len(ctl(sw["socket"], "ports")["ports"])
+            self.assertEqual((m["pool_mbufs"], m["xdp_pool_mbufs"], m["xdp_pools"]),
+                             (8191, 4095, ports), sw["name"])
 
     # 2
     def test_2_rocev2_across_spines(self):

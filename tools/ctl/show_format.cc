@@ -371,11 +371,14 @@ std::string page_size(uint64_t b) {
 // what it assumed, then each item with the key that sizes it.
 std::string memory_comment(const json& m) {
   const uint64_t workers = u64(m, "workers");
-  std::string out = "# memory: about " + human_bytes(f64(m, "total_bytes")) + " of " +
-                    human_bytes(f64(m, "limit_bytes")) + " (limits.max_memory); " + num(workers) +
-                    (workers == 1 ? " worker, " : " workers, ") + num(u64(m, "pool_mbufs")) +
-                    " mbufs, rings of " + num(u64(m, "ring_capacity")) + ", " +
-                    page_size(u64(m, "page_bytes")) + " pages:\n";
+  std::string out =
+      "# memory: about " + human_bytes(f64(m, "total_bytes")) + " of " +
+      human_bytes(f64(m, "limit_bytes")) + " (limits.max_memory); " + num(workers) +
+      (workers == 1 ? " worker, " : " workers, ") + num(u64(m, "pool_mbufs")) + " mbufs" +
+      (u64(m, "xdp_pools") ? " (+ " + num(u64(m, "xdp_pool_mbufs")) + " per AF_XDP port)"
+                           : std::string()) +
+      ", rings of " + num(u64(m, "ring_capacity")) + ", " + page_size(u64(m, "page_bytes")) +
+      " pages:\n";
   Table t({left("item"), right("bytes"), left("sized by")}, "#   ");
   for (const auto& i : m.at("items"))
     t.add({str(i, "name"), human_bytes(f64(i, "bytes")),
