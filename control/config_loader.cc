@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -244,6 +245,33 @@ class Validator {
     fail(path, "expected " + exp + ", found " + yaml_kind(n));
   }
 
+  // Every key and scalar below `n` is UTF-8 text (utf8_error_at).
+  void check_utf8(const Node& n, const std::string& path) const {
+    auto check = [&](const std::string& text, const std::string& where, const char* what) {
+      const size_t at = utf8_error_at(text);
+      if (at == std::string::npos) return;
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[at]));
+      fail(where, std::string(what) + " is not UTF-8 text (byte " + byte + " at offset " +
+                      std::to_string(at) + "): a config is UTF-8");
+    };
+    if (n.IsScalar()) {
+      check(n.Scalar(), path, "the value");
+    } else if (n.IsSequence()) {
+      for (size_t i = 0; i < n.size(); ++i) check_utf8(n[i], index_path(path, i));
+    } else if (n.IsMap()) {
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        if (!it->first.IsScalar()) {
+          check_utf8(it->first, path);
+          check_utf8(it->second, path);
+          continue;
+        }
+        check(it->first.Scalar(), path, "a key");
+        check_utf8(it->second, join_path(path, it->first.Scalar()));
+      }
+    }
+  }
+
   void expect_map(const Node& n, const std::string& path) const {
     if (!n.IsMap()) fail_type(path, n, "a map");
   }
@@ -447,6 +475,7 @@ ConfigParams Validator::run(const Node& root) {
   cfg.source = source_;
   // An empty document is an empty map: it then lacks "ports".
   Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
+  check_utf8(top, "");
   Fields f(*this, top, "",
            {"switch", "control", "limits", "ports", "neighbors", "groups", "routes", "qos"});
   f.require_all({"ports"});

@@ -1,5 +1,6 @@
 #include "control/yaml_util.h"
 
+#include <cstdint>
 #include <cstdio>
 
 namespace rocelb {
@@ -94,6 +95,37 @@ std::string join_path(std::string_view path, std::string_view key) {
 
 std::string index_path(std::string_view path, size_t index) {
   return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+size_t utf8_error_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0, least = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1F, least = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0F, least = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07, least = 0x10000;
+    } else {
+      return i;  // a continuation byte, or 0xF8..0xFF
+    }
+    if (s.size() - i < len) return i;
+    for (size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
 }
 
 bool path_within(std::string_view path, std::string_view root) {

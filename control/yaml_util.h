@@ -1,6 +1,7 @@
 // Small helpers the config loader uses to talk about YAML nodes in error
 // messages: how a value is shown (strings quoted, numbers bare), what kind of
-// node was found, and how key paths are written ("ports[0].speed").
+// node was found, and how key paths are written ("ports[0].speed"); and
+// whether a scalar is UTF-8 text.
 #pragma once
 
 #include <string>
@@ -30,6 +31,14 @@ std::string index_path(std::string_view path, size_t index);
 // Where a YAML parse error is: "SOURCE:LINE:COLUMN", or SOURCE when
 // yaml-cpp gives no position.
 std::string yaml_error_where(const std::string& source, const YAML::Exception& e);
+
+// Where `s` stops being UTF-8: the offset of the first byte that does not
+// begin a well-formed sequence (a stray continuation byte, a truncated or
+// overlong sequence, a surrogate, past U+10FFFF), or npos when all of it is.
+// YAML is Unicode text; yaml-cpp passes such bytes through, and its emitter
+// then writes U+FFFD for them, so the config `show config` prints would
+// differ from the one that loaded.
+size_t utf8_error_at(std::string_view s);
 
 // True when `path` is `root` or lies below it ("ports[0].speed" is below
 // "ports[0]" and "ports", not below "port").
