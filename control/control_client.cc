@@ -89,12 +89,24 @@ bool ControlClient::drain_for_closing_line() {
 }
 
 ControlReply ControlClient::request(nlohmann::json req) {
+  // JSON is UTF-8 text. A string that is not (a value or a config file with
+  // a stray byte) is refused here, not sent with U+FFFD in its place: the
+  // switch would otherwise apply a value the user never wrote.
+  req["id"] = next_id_;
+  std::string line;
+  try {
+    line = req.dump() + "\n";
+  } catch (const nlohmann::json::type_error& e) {
+    std::string why = e.what();  // "[json.exception.type_error.316] invalid UTF-8 byte at ..."
+    if (const size_t at = why.find("] "); at != std::string::npos) why.erase(0, at + 2);
+    ControlReply refused;
+    refused.error = "not sent: the request has text that is not UTF-8 (" + why +
+                    "); the control protocol and a config are UTF-8";
+    return refused;
+  }
   const bool kept = reuse_kept_connection();
   connect();
   const uint64_t id = next_id_++;
-  req["id"] = id;
-  const std::string line =
-      req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   try {
     return exchange(line, id);
   } catch (const ControlRefusedError&) {

@@ -192,6 +192,29 @@ TEST(CtlCommands, RefusedByTheSwitchExits1WithItsError) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
+// A value (or a config file) that is not UTF-8 cannot be JSON: it is
+// refused before anything is sent, not sent with U+FFFD in its place, which
+// the switch would apply as a value the user never wrote.
+TEST(CtlCommands, TextThatIsNotUtf8IsNotSent) {
+  ScratchDir dir;
+  const std::string sock = dir / "rocelb.sock";
+  int answered = 0;
+  CtlRun r;
+  {
+    FakeSwitch sw(sock, [&](const json&) {
+      ++answered;
+      return json{{"ok", true}, {"result", json::object()}};
+    });
+    r = ctl({"--socket", sock, "set", "ports[0].device", "net_tap0,iface=rl\xfe"});
+  }
+  EXPECT_EQ(answered, 0);
+  EXPECT_EQ(r.code, kCtlExitRefused);
+  EXPECT_NE(r.err.find("rocelbctl: not sent: the request has text that is not UTF-8 (invalid UTF-8 "
+                       "byte at index "),
+            std::string::npos)
+      << r.err;
+}
+
 // The real server with room for one client, which another holds: the
 // switch's refusal, not "Broken pipe".
 TEST(CtlCommands, TurnedAwayByAFullSwitchExits1WithItsReason) {
