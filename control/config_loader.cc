@@ -619,7 +619,7 @@ PortParams Validator::parse_port(const Node& n, const std::string& path) const {
     else if (s != "off")
       fail_value(f.at("xdp_steering"), *v, "must be roce, all or off");
     if (p.xdp_steering != XdpSteeringMode::kOff &&
-        (p.device.rfind("net_af_xdp", 0) != 0 || p.device.find("iface=") == std::string::npos))
+        (!is_af_xdp_device(p.device) || p.device.find("iface=") == std::string::npos))
       fail_value(f.at("xdp_steering"), *v,
                  "needs an AF_XDP device (ports[].device: \"net_af_xdpN,iface=IF\")");
   }

@@ -54,6 +54,16 @@ struct PortParams {
   LinkDetect link_detect = LinkDetect::kAuto;
 };
 
+// Device kinds the switch treats apart, by the driver name a device string
+// starts with ("net_af_xdp0,iface=veth0"): an AF_XDP port gets a pool of its
+// own and may steer with XDP; both follow their kernel interface's link.
+inline bool is_af_xdp_device(const std::string& device) {
+  return device.rfind("net_af_xdp", 0) == 0;
+}
+inline bool is_af_packet_device(const std::string& device) {
+  return device.rfind("net_af_packet", 0) == 0;
+}
+
 enum class RouteTarget : uint8_t { kGroup, kPort, kVia };
 
 struct RouteParams {

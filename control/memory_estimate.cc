@@ -111,16 +111,17 @@ MemoryItem egress_rings(const ConfigParams& cfg, uint32_t capacity) {
 
 uint32_t xdp_ports(const ConfigParams& cfg) {
   uint32_t n = 0;
-  for (const auto& p : cfg.ports) n += p.device.rfind("net_af_xdp", 0) == 0;
+  for (const auto& p : cfg.ports) n += is_af_xdp_device(p.device);
   return n;
 }
 
-MemoryItem packet_pool(const ConfigParams& cfg, const MemoryRuntime& runtime) {
+// The switch's pool and one of its own for each of the `xdp_pools` AF_XDP ports.
+MemoryItem packet_pool(uint32_t xdp_pools, const MemoryRuntime& runtime) {
   const uint64_t one =
       mempool_bytes(runtime.pool_mbufs, kMbufObject, runtime.page_bytes) + kMempoolWithCaches;
-  const uint64_t b = one + xdp_ports(cfg) * (mempool_bytes(runtime.xdp_pool_mbufs, kMbufObject,
-                                                           runtime.page_bytes) +
-                                             kMempoolWithCaches);
+  const uint64_t b =
+      one + xdp_pools * (mempool_bytes(runtime.xdp_pool_mbufs, kMbufObject, runtime.page_bytes) +
+                         kMempoolWithCaches);
   return {"packet_pool", "", b, b};
 }
 
@@ -134,13 +135,13 @@ MemoryItem control_replies() {
 MemoryEstimate estimate_memory(const ConfigParams& cfg, const MemoryRuntime& runtime) {
   MemoryEstimate e;
   e.runtime = runtime;
+  e.xdp_pools = xdp_ports(cfg);
   e.items = {group_tables(cfg, runtime.workers),
              route_tables(cfg, runtime.page_bytes),
              neighbor_table(cfg),
              egress_rings(cfg, runtime.ring_capacity),
-             packet_pool(cfg, runtime),
+             packet_pool(e.xdp_pools, runtime),
              control_replies()};
-  e.xdp_pools = xdp_ports(cfg);
   for (const MemoryItem& i : e.items) e.total += i.bytes;
   return e;
 }
