@@ -39,8 +39,16 @@ void on_hangup(int) {
   g_reload.store(true);
 }
 
-void on_signal(int) {
-  g_stop.store(true);
+// Installed before EAL starts: a stop asked for while the ports come up is
+// kept and honoured once they are up (final counters, exit 0). A second
+// signal before then takes the default action, so a hung device probe can
+// still be interrupted.
+void on_signal(int sig) {
+  if (g_stop.exchange(true) && !g_engine) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
   if (g_engine) g_engine->request_stop();
 }
 
@@ -335,13 +343,15 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
                 << "].device: missing: live mode needs a DPDK device for every port\n";
       return kExitUsage;
     }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   try {
     // AF_XDP ports with xdp_steering: checked, and their program readied for
     // the PMD, before EAL probes any device.
     XdpSteering xdp(params);
     ConfigParams eal_params = params;
     for (PortParams& p : eal_params.ports) p.device += xdp.devargs(p.id);
-    eal_start(eal_args_for_live(eal_params, eal_user));
+    eal_start(eal_args_for_live(eal_params, eal_user, no_huge_memory_mb(params, live)));
     // Again with the workers EAL gave: limits.max_memory counts their tables.
     params = load_config_text(text.text, text.source, sets, live_memory_runtime(live));
     LiveEngine engine(SwitchConfig::build(params), live);
@@ -358,12 +368,15 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     struct Detach {             // before the engine goes, whatever happens
       ~Detach() { telemetry_attach(nullptr); }
     } detach;
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
     std::signal(SIGHUP, on_hangup);
-    std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
-    std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; control socket "
-              << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
+    if (g_stop.load()) {  // the signal came while the ports came up
+      engine.request_stop();
+      std::cerr << "rocelb-dp: stop asked for during start-up: stopping\n";
+    } else {
+      std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
+      std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; control socket "
+                << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
+    }
     std::thread control([&] { control_loop(server, service, engine); });
     struct Join {  // the control thread ends before what it serves goes, whatever happens
       std::thread& t;

@@ -56,7 +56,8 @@ bool hugepages_available() {
 namespace rocelb {
 
 std::vector<std::string> eal_args_for_live(const ConfigParams& cfg,
-                                           const std::vector<std::string>& user) {
+                                           const std::vector<std::string>& user,
+                                           unsigned no_huge_mb) {
   std::vector<std::string> a = user;
   auto has = [&](const std::string& flag) {
     return std::any_of(a.begin(), a.end(), [&](const std::string& s) {
@@ -82,7 +83,7 @@ std::vector<std::string> eal_args_for_live(const ConfigParams& cfg,
     a.push_back("--no-huge");
     if (!has("-m") && !has("--socket-mem")) {
       a.push_back("-m");
-      a.push_back("1024");
+      a.push_back(std::to_string(no_huge_mb));
     }
   }
   if (all_virtual && !has("--no-pci") && !has("-a") && !has("--allow")) a.push_back("--no-pci");

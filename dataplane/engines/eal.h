@@ -28,9 +28,11 @@ bool hugepages_available();
 namespace rocelb {
 struct ConfigParams;
 // EAL arguments for live mode: the user's, plus a --vdev for every net_*
-// device and -a for every PCI address in the config, plus --no-huge -m 1024
-// when no hugepages are free, --no-pci when every device is virtual, and
-// --no-shconf unless the user chose a --file-prefix.
+// device and -a for every PCI address in the config, plus --no-huge -m
+// `no_huge_mb` when no hugepages are free (and the user gave no -m or
+// --socket-mem), --no-pci when every device is virtual, and --no-shconf
+// unless the user chose a --file-prefix.
 std::vector<std::string> eal_args_for_live(const ConfigParams& cfg,
-                                           const std::vector<std::string>& user);
+                                           const std::vector<std::string>& user,
+                                           unsigned no_huge_mb = 1024);
 }  // namespace rocelb

@@ -87,8 +87,8 @@ std::string enable_mac_ctrl_frames(uint16_t eth, const std::string& device) {
            "): PFC frames from its peer may never reach the switch";
   }
   const std::string iface = device_iface(device);
-  if ((device.rfind("net_af_xdp", 0) == 0 || device.rfind("net_af_packet", 0) == 0) &&
-      !iface.empty() && access(("/sys/class/net/" + iface + "/device").c_str(), F_OK) == 0)
+  if ((is_af_xdp_device(device) || is_af_packet_device(device)) && !iface.empty() &&
+      access(("/sys/class/net/" + iface + "/device").c_str(), F_OK) == 0)
     return "interface " + iface +
            " is a physical NIC: PFC frames from its peer reach the switch only if its driver "
            "passes MAC control frames up (most consume them: see README, Running on a real NIC)";
@@ -106,13 +106,13 @@ uint16_t find_eth_port(const std::string& name) {
   return RTE_MAX_ETHPORTS;
 }
 
-// What to add to an ENOMEM from a device that fills its RX ring from `pool`.
-std::string pool_hint(const rte_mempool* pool, const LiveOptions& opt) {
+// What to add to an ENOMEM from a device that fills its RX ring from
+// `pool`, an AF_XDP port's own pool when `own_pool`.
+std::string pool_hint(const rte_mempool* pool, bool own_pool) {
   return " (its pool of " + std::to_string(pool->size) + " mbufs is too small: raise --mbufs" +
-         (pool->size == opt.xdp_pool_mbufs && pool->size != opt.pool_mbufs
-              ? ", which gives each AF_XDP port half as many, at least " +
-                    std::to_string(kAfXdpMinPoolMbufs)
-              : std::string()) +
+         (own_pool ? ", which gives each AF_XDP port half as many, at least " +
+                         std::to_string(kAfXdpMinPoolMbufs)
+                   : std::string()) +
          ")";
 }
 
@@ -131,8 +131,12 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
   pool_ = rte_pktmbuf_pool_create("rl_live_pool", opt.pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                   static_cast<int>(rte_socket_id()));
   if (!pool_)
-    throw std::runtime_error("cannot create the packet pool: " +
-                             std::string(rte_strerror(rte_errno)));
+    throw std::runtime_error(
+        "cannot create the packet pool of " + std::to_string(opt.pool_mbufs) +
+        " mbufs: " + rte_strerror(rte_errno) +
+        (rte_errno == ENOMEM
+             ? " (lower --mbufs, or give EAL more memory: -m or --socket-mem after --)"
+             : ""));
   dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
                                     opt.shaper_burst_ns * 1000);
   dp_->set_control_pool(pool_);
@@ -200,7 +204,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     // when the device closes. Each af_xdp port gets a pool of its own, so
     // what the PMD keeps is not taken for a leak of the switch's pool.
     rte_mempool* rx_pool = pool_;
-    if (name.rfind("net_af_xdp", 0) == 0) {
+    if (is_af_xdp_device(name)) {
       rx_pool = rte_pktmbuf_pool_create(("rl_xdp_pool_" + std::to_string(id)).c_str(),
                                         opt.xdp_pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                         static_cast<int>(rte_socket_id()));
@@ -208,7 +212,6 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
         throw std::runtime_error(
             where + ": cannot create the af_xdp pool: " + std::string(rte_strerror(rte_errno)));
       device_pools_.push_back(rx_pool);
-      xdp_pool_mbufs_ = opt.xdp_pool_mbufs;
     }
     uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
     rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
@@ -218,7 +221,7 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
       rxc.offloads = conf.rxmode.offloads;
       if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, rx_pool); rc != 0)
         throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc) +
-                                 (rc == -ENOMEM ? pool_hint(rx_pool, opt) : ""));
+                                 (rc == -ENOMEM ? pool_hint(rx_pool, rx_pool != pool_) : ""));
       workers_[rx_next++ % nw]->rx.emplace_back(id, q);
     }
     rte_eth_txconf txc = info.default_txconf;
@@ -231,14 +234,14 @@ LiveEngine::LiveEngine(std::unique_ptr<SwitchConfig> config, const LiveOptions& 
     std::memcpy(mac.addr_bytes, pc.mac, 6);
     rte_eth_dev_default_mac_addr_set(eth, &mac);  // best effort: some vdevs refuse
     if (int rc = rte_eth_dev_start(eth); rc != 0)
-      throw std::runtime_error(where + ": cannot start device \"" + name + "\": " +
-                               rte_strerror(-rc) + (rc == -ENOMEM ? pool_hint(rx_pool, opt) : ""));
+      throw std::runtime_error(where + ": cannot start device \"" + name +
+                               "\": " + rte_strerror(-rc) +
+                               (rc == -ENOMEM ? pool_hint(rx_pool, rx_pool != pool_) : ""));
     rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
     if (const std::string why = enable_mac_ctrl_frames(eth, pc.device); !why.empty())
       std::cerr << "rocelb-dp: warning: " << where << ": " << why << "\n";
     follows_link_[id] = follows_device_link(pc, cfg.params.find_port(id)->link_detect);
-    if (follows_link_[id] &&
-        (name.rfind("net_af_xdp", 0) == 0 || name.rfind("net_af_packet", 0) == 0)) {
+    if (follows_link_[id] && (is_af_xdp_device(name) || is_af_packet_device(name))) {
       link_iface_[id] = device_iface(pc.device);
       if (link_sock_ < 0) link_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     }
@@ -383,7 +386,8 @@ void LiveEngine::drop_refused(Worker& wk, uint16_t port, uint64_t now_ns) {
 }
 
 void LiveEngine::start() {
-  stop_.store(false);
+  // stop_ is not reset: a stop asked for before start (SIGTERM while the
+  // ports came up) makes the workers return at once, never a lost request.
   if (nworkers_on_main_) {
     run_worker(0);
     return;

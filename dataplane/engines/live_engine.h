@@ -86,9 +86,10 @@ class LiveEngine {
 
   // Launches the workers on the EAL worker lcores (or, with none, runs one
   // worker on the calling thread until stop is requested) and returns once
-  // they are running / have stopped.
+  // they are running / have stopped. Runs once; a stop requested before it
+  // holds (the workers return at once).
   void start();
-  // Asks the workers to stop (async-signal-safe) and waits for them.
+  // Asks the workers to stop (async-signal-safe); wait() waits for them.
   void request_stop() { stop_.store(true, std::memory_order_relaxed); }
   void wait();
   bool runs_on_main() const { return nworkers_on_main_; }
@@ -120,7 +121,9 @@ class LiveEngine {
   Dataplane& dataplane() { return *dp_; }
   rte_mempool* pool() const { return pool_; }
   // Mbufs of each af_xdp port's own pool; 0 when no port is af_xdp.
-  unsigned xdp_pool_mbufs() const { return xdp_pool_mbufs_; }
+  unsigned xdp_pool_mbufs() const {
+    return device_pools_.empty() ? 0 : device_pools_.front()->size;
+  }
 
  private:
   struct Worker;
@@ -144,8 +147,7 @@ class LiveEngine {
   bool nworkers_on_main_ = false;
   bool stopped_ports_ = false;
   std::vector<rte_mempool*> device_pools_;  // af_xdp ports' RX pools
-  unsigned xdp_pool_mbufs_ = 0;
-  uint64_t ps_mult_ = 0;  // TSC → picoseconds, 32.32 fixed point
+  uint64_t ps_mult_ = 0;                    // TSC → picoseconds, 32.32 fixed point
   uint64_t tx_stall_ns_ = 0;
   uint64_t idle_sleep_max_ns_ = 0;
   unsigned idle_polls_ = 100;

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -48,6 +51,17 @@ MemoryRuntime live_memory_runtime(const LiveOptions& opt) {
   r.ring_capacity = opt.ring_capacity;
   r.page_bytes = page_bytes();
   return r;
+}
+
+unsigned no_huge_memory_mb(const ConfigParams& cfg, const LiveOptions& opt) {
+  MemoryRuntime r;
+  r.workers = std::max(1u, std::thread::hardware_concurrency());
+  r.pool_mbufs = opt.pool_mbufs;
+  r.xdp_pool_mbufs = opt.xdp_pool_mbufs;
+  r.ring_capacity = opt.ring_capacity;
+  r.page_bytes = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t need = estimate_memory(cfg, r).total;
+  return static_cast<unsigned>(std::max<uint64_t>(1024, (need + need / 4) / 1'000'000 + 1));
 }
 
 }  // namespace rocelb

@@ -14,4 +14,12 @@ namespace rocelb {
 
 MemoryRuntime live_memory_runtime(const LiveOptions& opt = {});
 
+// Before EAL is up: the memory, in MB, to give EAL when it runs without
+// hugepages (--no-huge -m): what the estimate says `cfg` allocates with
+// `opt` and one worker per core (the most it can have) on system pages, a
+// quarter more for EAL's own objects and the heap's slack, and at least
+// 1024 MB. So --mbufs or a large config raise it; nothing is touched that
+// the switch does not use (the memory is reserved, not filled).
+unsigned no_huge_memory_mb(const ConfigParams& cfg, const LiveOptions& opt);
+
 }  // namespace rocelb
