@@ -81,6 +81,7 @@ ECHO = r"""
 import socket
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("192.168.77.1", 7007)); srv.listen(1)
+print("listening", flush=True)
 c, _ = srv.accept(); c.sendall(c.recv(100)); c.close()
 """
 
@@ -205,8 +206,9 @@ def send(n, gap):
 
 def case_shared_interface(tb):
     tb.start()
-    server = subprocess.Popen(["ip", "netns", "exec", NS["sw"], "/usr/bin/python3", "-c", ECHO])
-    time.sleep(0.5)
+    server = subprocess.Popen(["ip", "netns", "exec", NS["sw"], "/usr/bin/python3", "-c", ECHO],
+                              stdout=subprocess.PIPE, text=True)
+    check(server.stdout.readline().strip() == "listening", "the kernel's echo server listens")
     reply = in_ns("h0", f"/usr/bin/python3 -c '{ECHO_CLIENT}'").stdout.strip()
     server.wait(timeout=10)
     check(reply == "through the kernel", "TCP to the kernel's address on the shared port works")
@@ -276,9 +278,11 @@ def case_link_down_moves_flows(tb):
     time.sleep(1.5)
     t_down = time.time()
     in_ns("h2", "ip link set e2 down")
+    # The switch reads its links every 50 ms; the bounds leave a loaded
+    # machine room (the figure printed is what counts).
     while tb.ports()[2]["link"] != "down":
-        if time.time() - t_down > 1.0:
-            raise AssertionError("port 2 does not read link down within a second")
+        if time.time() - t_down > 5.0:
+            raise AssertionError("port 2 does not read link down within 5 s")
         time.sleep(0.02)
     seen_down = time.time()
     print(f"ok: port 2 link down seen after {1000 * (seen_down - t_down):.0f} ms")
@@ -286,8 +290,8 @@ def case_link_down_moves_flows(tb):
     in_ns("h2", "ip link set e2 up")
     t_up = time.time()
     while tb.ports()[2]["link"] != "up":
-        if time.time() - t_up > 2.0:
-            raise AssertionError("port 2 does not read link up within two seconds")
+        if time.time() - t_up > 5.0:
+            raise AssertionError("port 2 does not read link up within 5 s")
         time.sleep(0.02)
     seen_up = time.time()
     sender.wait(timeout=60)
