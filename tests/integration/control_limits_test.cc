@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "control/control_client.h"
+#include "live_run.h"
 #include "run_command.h"
 
 namespace rocelb {
@@ -81,35 +82,22 @@ class ControlLimits : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("rocelb-limits-" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    sock_ = (dir_ / "rocelb.sock").string();
+    sock_ = (dir_ / "sock").string();  // test::LiveRun's
   }
   void TearDown() override {
     stop();
     if (!HasFailure()) fs::remove_all(dir_);
   }
   void start(const std::string& options = "") {
-    const std::string cmd = test::bin("dataplane/rocelb-dp") + " run" + options + net_null_ports() +
-                            " --set control.socket=" + sock_ + " >" + (dir_ / "out").string() +
-                            " 2>" + (dir_ / "err").string() + " </dev/null & echo $! >" +
-                            (dir_ / "pid").string();
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    pid_ = std::stoi(test::read_file(dir_ / "pid"));
-    bool up = false;
-    for (int i = 0; i < 200 && !up; ++i) {
-      try {
-        up = ControlClient(sock_, 1s).show("config").ok;
-      } catch (const ControlConnectError&) {
-        std::this_thread::sleep_for(100ms);
-      }
-    }
-    ASSERT_TRUE(up) << test::read_file(dir_ / "err");
+    run_.reset();
+    run_ = std::make_unique<test::LiveRun>(dir_, options + net_null_ports());
+    ASSERT_TRUE(run_->wait_ready()) << run_->err();
   }
   void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 300 && ::kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
-    if (::kill(pid_, 0) == 0) ::kill(pid_, SIGKILL);
-    pid_ = 0;
+    if (!run_) return;
+    const auto r = run_->stop();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    run_.reset();
   }
   std::string metrics(ControlClient& c) {
     const ControlReply r = c.show("metrics");
@@ -119,7 +107,7 @@ class ControlLimits : public ::testing::Test {
 
   fs::path dir_;
   std::string sock_;
-  int pid_ = 0;
+  std::unique_ptr<test::LiveRun> run_;
 };
 
 // --mbufs sizes the packet pool, and the estimate follows: a quarter of the

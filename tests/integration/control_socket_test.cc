@@ -12,12 +12,14 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "control/control_client.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/pcap_file.h"
+#include "live_run.h"
 #include "run_command.h"
 
 namespace rocelb {
@@ -82,7 +84,6 @@ class ControlSocket : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("rocelb-ctlsock-" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    sock_ = (dir_ / "rocelb.sock").string();
     // Port 0 replays 64 RoCE frames to remote hosts forever (ECMP over the
     // uplinks); every other port sends nothing and drops what it is given.
     const std::string in = (dir_ / "in0.pcap").string();
@@ -103,33 +104,17 @@ class ControlSocket : public ::testing::Test {
     for (int p = 1; p < 8; ++p)
       sets += " --set 'ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p) +
               ",no-rx=1'";
-    sets += " --set control.socket=" + sock_;
-    const std::string start = test::bin("dataplane/rocelb-dp") + " run" + sets +
-                              " --counters-out " + (dir_ / "counters.json").string() + " >" +
-                              (dir_ / "out").string() + " 2>" + (dir_ / "err").string() +
-                              " </dev/null & echo $! >" + (dir_ / "pid").string();
-    ASSERT_EQ(std::system(start.c_str()), 0);
-    pid_ = std::stoi(test::read_file(dir_ / "pid"));
-    for (int i = 0; i < 300 && !fs::exists(sock_); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ASSERT_TRUE(fs::exists(sock_)) << test::read_file(dir_ / "err");
+    run_ = std::make_unique<test::LiveRun>(
+        dir_, sets + " --counters-out " + (dir_ / "counters.json").string());
+    sock_ = run_->sock().string();
+    ASSERT_TRUE(run_->wait_ready()) << run_->err();
   }
 
   // Stops the switch; returns its exit code.
-  int stop() {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 300 && ::kill(pid_, 0) == 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    pid_ = 0;
-    return 0;
-  }
+  int stop() { return run_->stop().exit_code; }
 
   void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    run_.reset();  // killed if still running
     fs::remove_all(dir_);
   }
 
@@ -146,7 +131,7 @@ class ControlSocket : public ::testing::Test {
 
   fs::path dir_;
   std::string sock_;
-  int pid_ = 0;
+  std::unique_ptr<test::LiveRun> run_;
 };
 
 TEST_F(ControlSocket, EveryVerbOnALiveSwitch) {
@@ -246,7 +231,7 @@ TEST_F(ControlSocket, EveryVerbOnALiveSwitch) {
   EXPECT_GE(std::stoull(metrics.substr(at + line.size())), rx_before);
 
   c.close();
-  stop();
+  EXPECT_EQ(stop(), 0) << run_->err();
   const json counters = json::parse(test::read_file(dir_ / "counters.json"));
   EXPECT_EQ(counters["totals"]["conserved"], true);
   EXPECT_EQ(counters["ports"][0]["drops_total"], 0u);
@@ -298,7 +283,7 @@ TEST_F(ControlSocket, AThousandChangesUnderTrafficLoseNothing) {
   const uint64_t rx = ok(c, {{"verb", "show"}, {"what", "ports"}})["ports"][0]["rx_packets"];
   EXPECT_GT(rx, 10'000u);
   c.close();
-  stop();
+  EXPECT_EQ(stop(), 0) << run_->err();
   const json counters = json::parse(test::read_file(dir_ / "counters.json"));
   EXPECT_EQ(counters["totals"]["conserved"], true);
   EXPECT_EQ(counters["totals"]["dropped_packets"], 0u) << counters["ports"][0]["drops"].dump();
@@ -350,7 +335,7 @@ TEST_F(ControlSocket, IdleConnectionsOfOneUidCannotFillTheSocket) {
 TEST_F(ControlSocket, ClientsThatNeverReadDoNotGrowTheSwitch) {
   ControlClient c(sock_);
   ok(c, {{"verb", "show"}, {"what", "metrics"}});  // warm: the first reply's memory
-  const uint64_t before = rss_bytes(pid_);
+  const uint64_t before = rss_bytes(run_->pid());
   ASSERT_GT(before, 0u);
   std::string burst;
   while (burst.size() < 65536)
@@ -363,7 +348,7 @@ TEST_F(ControlSocket, ClientsThatNeverReadDoNotGrowTheSwitch) {
     push_without_reading(hogs.back(), burst);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ok(c, {{"verb", "show"}, {"what", "ports"}});  // still served
-    const uint64_t now = rss_bytes(pid_);
+    const uint64_t now = rss_bytes(run_->pid());
     ASSERT_LT(now, before + (32u << 20))
         << "after " << i + 1 << " clients: " << before << " -> " << now << " bytes";
   }
@@ -420,7 +405,7 @@ TEST_F(ControlSocket, BpfPolicySwapsUnderTrafficLoseNothing) {
   for (int p = 4; p < 8; ++p) uplinks += ports[p]["tx_packets"].get<uint64_t>();
   EXPECT_GT(uplinks, 10'000u);
   c.close();
-  stop();
+  EXPECT_EQ(stop(), 0) << run_->err();
   const json counters = json::parse(test::read_file(dir_ / "counters.json"));
   EXPECT_EQ(counters["totals"]["conserved"], true);
   EXPECT_EQ(counters["totals"]["dropped_packets"], 0u) << counters["ports"][0]["drops"].dump();

@@ -6,64 +6,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "live_run.h"
 #include "run_command.h"
 
 namespace rocelb {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// `rocelb-dp run` in the background; SIGTERM and a wait for its final report
-// when the test ends, however it ends.
-class LiveSwitch {
- public:
-  LiveSwitch(const fs::path& dir, const std::string& args) : dir_(dir) {
-    const std::string start = "timeout --preserve-status -s TERM 60 " +
-                              test::bin("dataplane/rocelb-dp") + " run" + args + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string() +
-                              " & echo $! >" + (dir / "pid").string();
-    EXPECT_EQ(std::system(start.c_str()), 0);
-    pid_ = std::stoi(test::read_file(dir / "pid"));
-  }
-  ~LiveSwitch() { stop(); }
-
-  bool running() const { return ::kill(pid_, 0) == 0; }
-
-  // Polls until `sock` is a socket (true) or the switch exits or 20 s pass.
-  bool wait_for_socket(const fs::path& sock) const {
-    for (int i = 0; i < 400; ++i) {
-      std::error_code ec;
-      if (fs::is_socket(sock, ec)) return true;
-      if (!running()) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-  }
-
-  // SIGTERM, then wait (up to 10 s) for the final counters report.
-  std::string stop() {
-    if (stopped_) return test::read_file(dir_ / "out");
-    stopped_ = true;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 200 && stdout_text().find("mbufs still in use") == std::string::npos; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return stdout_text();
-  }
-
-  std::string stdout_text() const { return test::read_file(dir_ / "out"); }
-  std::string stderr_text() const { return test::read_file(dir_ / "err"); }
-
- private:
-  fs::path dir_;
-  int pid_ = -1;
-  bool stopped_ = false;
-};
 
 class CtlCli : public ::testing::Test {
  protected:
@@ -82,13 +36,12 @@ class CtlCli : public ::testing::Test {
 };
 
 TEST_F(CtlCli, OperatesALiveSwitchOverItsSocket) {
-  const fs::path sock = dir_ / "ctl.sock";
-  std::string sets = " --set control.socket=" + sock.string();
+  std::string sets;
   for (int p = 0; p < 8; ++p)
     sets += " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p);
-  LiveSwitch sw(dir_, sets);
-  ASSERT_TRUE(sw.wait_for_socket(sock)) << "no control socket at " << sock << "\n"
-                                        << sw.stderr_text();
+  test::LiveRun sw(dir_, sets);
+  ASSERT_TRUE(sw.wait_ready()) << sw.err();
+  const fs::path sock = sw.sock();
   const std::string on = "--socket " + sock.string() + " ";
 
   // Every target, as text and as the documented JSON.
@@ -177,9 +130,9 @@ TEST_F(CtlCli, OperatesALiveSwitchOverItsSocket) {
   EXPECT_NE(watch.out.find("spine3"), std::string::npos) << watch.out;
   EXPECT_EQ(watch.out.find("\x1b[2J"), std::string::npos);  // not a terminal: no clearing
 
-  EXPECT_TRUE(sw.running()) << sw.stderr_text();
-  const std::string out = sw.stop();
-  EXPECT_NE(out.find("mbufs still in use: 0"), std::string::npos) << out << sw.stderr_text();
+  const auto r = sw.stop();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mbufs still in use: 0"), std::string::npos) << r.out << r.err;
 }
 
 TEST_F(CtlCli, ExitCodesWithoutASwitch) {

@@ -29,6 +29,9 @@ class LiveRun {
   // `args` follow `rocelb-dp run --set control.socket=DIR/sock` as a shell
   // would read them (EAL's after `--`); stdout and stderr go to `dir`/out and `dir`/err.
   LiveRun(const std::filesystem::path& dir, const std::string& args) : dir_(dir) {
+    // An earlier run's files in `dir` would say "ready" for this one.
+    std::error_code ec;
+    for (const char* f : {"out", "err"}) std::filesystem::remove(dir / f, ec);
     const std::string cmd = "exec " + bin("dataplane/rocelb-dp") +
                             " run --set control.socket=" + sock().string() + args + " >" +
                             (dir / "out").string() + " 2>" + (dir / "err").string() + " </dev/null";
@@ -46,6 +49,7 @@ class LiveRun {
   LiveRun& operator=(const LiveRun&) = delete;
 
   std::filesystem::path sock() const { return dir_ / "sock"; }
+  pid_t pid() const { return pid_; }
   std::string out() const { return read_file(dir_ / "out"); }
   std::string err() const { return read_file(dir_ / "err"); }
 
