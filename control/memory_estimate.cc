@@ -1,5 +1,7 @@
 #include "control/memory_estimate.h"
 
+#include "control/human_units.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -146,21 +148,6 @@ MemoryEstimate estimate_memory(const ConfigParams& cfg, const MemoryRuntime& run
   return e;
 }
 
-std::string memory_text(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
-  if (bytes < 1000) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 999.5 && u < 6) v /= 1000, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf,
-                v >= 99.95   ? "%.0f %s"
-                : v >= 9.995 ? "%.1f %s"
-                             : "%.2f %s",
-                v, kUnits[u]);
-  return buf;
-}
-
 std::optional<MemoryRefusal> memory_refusal(const MemoryEstimate& e, uint64_t limit) {
   if (e.total <= limit) return std::nullopt;
   std::vector<const MemoryItem*> by_size;
@@ -170,7 +157,7 @@ std::optional<MemoryRefusal> memory_refusal(const MemoryEstimate& e, uint64_t li
                    [](const MemoryItem* a, const MemoryItem* b) { return a->bytes > b->bytes; });
   std::string parts;
   for (const MemoryItem* i : by_size)
-    parts += (parts.empty() ? "" : ", ") + i->name + " " + memory_text(i->bytes);
+    parts += (parts.empty() ? "" : ", ") + i->name + " " + human_bytes(i->bytes);
   const std::string workers =
       std::to_string(e.runtime.workers) + (e.runtime.workers == 1 ? " worker" : " workers");
 
@@ -183,13 +170,13 @@ std::optional<MemoryRefusal> memory_refusal(const MemoryEstimate& e, uint64_t li
   }
   if (floor > limit || !blame)
     return MemoryRefusal{"limits.max_memory",
-                         "must be at least " + memory_text(floor) +
+                         "must be at least " + human_bytes(floor) +
                              ", what the switch needs whatever the rest of the config says "
                              "(this config: about " +
-                             memory_text(e.total) + " with " + workers + ": " + parts + ")"};
-  return MemoryRefusal{blame->key, "the config needs about " + memory_text(e.total) + " with " +
+                             human_bytes(e.total) + " with " + workers + ": " + parts + ")"};
+  return MemoryRefusal{blame->key, "the config needs about " + human_bytes(e.total) + " with " +
                                        workers + " (" + parts + "), more than limits.max_memory (" +
-                                       memory_text(limit) + ")"};
+                                       human_bytes(limit) + ")"};
 }
 
 }  // namespace rocelb

@@ -92,8 +92,4 @@ struct MemoryRefusal {
 };
 std::optional<MemoryRefusal> memory_refusal(const MemoryEstimate& e, uint64_t limit);
 
-// "1.35 GB", "215 MB", "16.8 MB", "950 KB", "12 B": three significant
-// digits, decimal units as the config writes sizes.
-std::string memory_text(uint64_t bytes);
-
 }  // namespace rocelb

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "control/human_units.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/forward/flow_key_of.h"
 #include "dataplane/forward/switch_config.h"
@@ -16,30 +17,8 @@
 namespace rocelb {
 namespace {
 
-std::string bytes_text(uint64_t b) {
-  char t[32];
-  if (b < 1000)
-    std::snprintf(t, sizeof t, "%" PRIu64 " B", b);
-  else if (b < 1000000)
-    std::snprintf(t, sizeof t, "%.1f KB", b / 1e3);
-  else
-    std::snprintf(t, sizeof t, "%.2f MB", b / 1e6);
-  return t;
-}
-
-std::string time_text(uint64_t ns) {
-  char t[32];
-  if (ns < 1000)
-    std::snprintf(t, sizeof t, "%" PRIu64 " ns", ns);
-  else if (ns < 1000000)
-    std::snprintf(t, sizeof t, "%.1f \xC2\xB5s", ns / 1e3);
-  else
-    std::snprintf(t, sizeof t, "%.2f ms", ns / 1e6);
-  return t;
-}
-
 std::string value_text(uint8_t compared, uint64_t v) {
-  return compared == static_cast<uint8_t>(LbCompared::kQueueBytes) ? bytes_text(v)
+  return compared == static_cast<uint8_t>(LbCompared::kQueueBytes) ? human_bytes(v)
                                                                    : std::to_string(v);
 }
 
@@ -79,8 +58,9 @@ std::string annotate_departure(const PacketNote* note, uint16_t port, uint64_t s
   std::string s =
       "in port " + std::to_string(note->in_port) + " \xE2\x86\x92 out port " + std::to_string(port);
   if (note->flags & kNoteQueued) {
-    s += " class " + std::to_string(note->tc) + ", queue " + bytes_text(note->depth_bytes);
-    if (start_ns >= note->enqueue_ns) s += ", sojourn " + time_text(start_ns - note->enqueue_ns);
+    s += " class " + std::to_string(note->tc) + ", queue " + human_bytes(note->depth_bytes);
+    if (start_ns >= note->enqueue_ns)
+      s += ", sojourn " + human_duration_ns(start_ns - note->enqueue_ns);
   }
   if (note->flags & kNoteMarked) s += ", ECN CE by the switch";
   if (note->flags & kNoteBalanced) {

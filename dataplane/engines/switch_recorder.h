@@ -12,8 +12,8 @@
 //            reads and resets them)
 //   notes    each packet's PacketNote (ingress, queue depth, enqueue time,
 //            the member and why), turned into a one-line annotation when it
-//            leaves: "in port 0 → out port 6 class 3, queue 48 KB, sojourn
-//            3.8 µs, flowlet new, member 2 of 4 by band 0<3"
+//            leaves: "in port 0 → out port 6 class 3, queue 48.0 KB, sojourn
+//            3.8 us, flowlet new, member 2 of 4 by band 0<3" (control/human_units.h)
 //
 // The engine tells arrivals and departures (arrive(), depart()); the
 // pipeline tells the rest through the PacketObserver hooks. Times passed in

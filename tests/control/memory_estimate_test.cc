@@ -139,16 +139,6 @@ TEST(MemoryEstimate, LongPrefixesTakeTbl8GroupsAndWidenEntries) {
                             (4096 - 2048) * 8);
 }
 
-TEST(MemoryEstimate, HumanText) {
-  EXPECT_EQ(memory_text(0), "0 B");
-  EXPECT_EQ(memory_text(999), "999 B");
-  EXPECT_EQ(memory_text(1000), "1.00 KB");
-  EXPECT_EQ(memory_text(16u << 20), "16.8 MB");
-  EXPECT_EQ(memory_text(396'000'000), "396 MB");
-  EXPECT_EQ(memory_text(4'000'000'000), "4.00 GB");
-  EXPECT_EQ(memory_text(999'600'000), "1.00 GB");
-}
-
 // ---- the loader's rule ------------------------------------------------------
 
 TEST(MemoryLimit, DefaultIsFourGigabytesAndAKeyChangesIt) {

@@ -6,7 +6,7 @@
 
 #include "common/conservation_line.h"
 #include "control/units.h"
-#include "tools/ctl/human_units.h"
+#include "control/human_units.h"
 #include "tools/ctl/result_fields.h"
 #include "tools/ctl/table.h"
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <optional>
 
-#include "tools/ctl/human_units.h"
+#include "control/human_units.h"
 #include "tools/ctl/result_fields.h"
 #include "tools/ctl/table.h"
 

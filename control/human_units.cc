@@ -1,4 +1,4 @@
-#include "tools/ctl/human_units.h"
+#include "control/human_units.h"
 
 #include <cmath>
 #include <cstdio>
@@ -35,7 +35,7 @@ std::string scaled(double v, const char* const (&units)[N], bool integer_base) {
 }  // namespace
 
 std::string human_bytes(double bytes) {
-  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   return scaled(bytes, kUnits, true);
 }
 

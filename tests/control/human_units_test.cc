@@ -1,5 +1,6 @@
-// Human units of rocelbctl's screens (tools/ctl/human_units.h).
-#include "tools/ctl/human_units.h"
+// Human units of rocelbctl's screens, the memory estimate and pcapng
+// comments (control/human_units.h).
+#include "control/human_units.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,10 @@ TEST(HumanUnits, BytesKeepThreeSignificantDigitsInDecimalUnits) {
   // Never "1000 KB": a value that rounds to 1000 moves to the next unit.
   EXPECT_EQ(human_bytes(999600), "1.00 MB");
   EXPECT_EQ(human_bytes(999400), "999 KB");
+  // As the memory estimate states sizes, up to what a uint64_t holds.
+  EXPECT_EQ(human_bytes(16u << 20), "16.8 MB");
+  EXPECT_EQ(human_bytes(999'600'000), "1.00 GB");
+  EXPECT_EQ(human_bytes(static_cast<double>(UINT64_MAX)), "18.4 EB");
 }
 
 TEST(HumanUnits, Rates) {

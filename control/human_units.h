@@ -1,4 +1,5 @@
-// Human-readable figures for rocelbctl's screens: byte amounts ("1.50 MB",
+// Human-readable figures for rocelbctl's screens, the memory estimate's
+// messages and the comments of recorded pcapng files: byte amounts ("1.50 MB",
 // decimal units as in the config files: 1 KB = 1000 B), bit rates
 // ("12.3 Gb/s"), packet rates ("1.20 Mpps"), durations ("256 us", "1.5 ms")
 // and percentages ("25.00%"). Bytes and rates keep three significant digits
@@ -11,7 +12,8 @@
 
 namespace rocelb {
 
-// "0 B", "999 B", "1.00 KB", "49.8 KB", "1.50 MB", "32.0 MB", "4.33 GB".
+// "0 B", "999 B", "1.00 KB", "49.8 KB", "1.50 MB", "32.0 MB", "4.33 GB", up
+// to EB.
 std::string human_bytes(double bytes);
 
 // "0 b/s", "640 b/s", "1.00 Kb/s", "12.3 Gb/s", "100 Gb/s".
