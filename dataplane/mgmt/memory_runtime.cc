@@ -43,23 +43,29 @@ uint64_t page_bytes() {
 
 }  // namespace
 
-MemoryRuntime live_memory_runtime(const LiveOptions& opt) {
+namespace {
+
+// What the engine's options say (pool, AF_XDP pools, rings), with `workers`
+// forwarding workers on pages of `page` bytes.
+MemoryRuntime runtime_of(const LiveOptions& opt, uint32_t workers, uint64_t page) {
   MemoryRuntime r;
-  r.workers = rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1;
+  r.workers = workers;
   r.pool_mbufs = opt.pool_mbufs;
   r.xdp_pool_mbufs = opt.xdp_pool_mbufs;
   r.ring_capacity = opt.ring_capacity;
-  r.page_bytes = page_bytes();
+  r.page_bytes = page;
   return r;
 }
 
+}  // namespace
+
+MemoryRuntime live_memory_runtime(const LiveOptions& opt) {
+  return runtime_of(opt, rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1, page_bytes());
+}
+
 unsigned no_huge_memory_mb(const ConfigParams& cfg, const LiveOptions& opt) {
-  MemoryRuntime r;
-  r.workers = std::max(1u, std::thread::hardware_concurrency());
-  r.pool_mbufs = opt.pool_mbufs;
-  r.xdp_pool_mbufs = opt.xdp_pool_mbufs;
-  r.ring_capacity = opt.ring_capacity;
-  r.page_bytes = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const MemoryRuntime r = runtime_of(opt, std::max(1u, std::thread::hardware_concurrency()),
+                                     static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
   const uint64_t need = estimate_memory(cfg, r).total;
   return static_cast<unsigned>(std::max<uint64_t>(1024, (need + need / 4) / 1'000'000 + 1));
 }

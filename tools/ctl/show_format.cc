@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/conservation_line.h"
-#include "control/units.h"
 #include "control/human_units.h"
+#include "control/units.h"
 #include "tools/ctl/result_fields.h"
 #include "tools/ctl/table.h"
 
