@@ -156,7 +156,7 @@ class BadInputTest(unittest.TestCase):
         lines[2] = "12x,leaf1,4,,tx_bytes,5\n"
         with open(p, "w") as f:
             f.writelines(lines)
-        self.expect([d], "timeline.csv:3:", "not a number")
+        self.expect([d], "timeline.csv:3:", "t_ns '12x' is not an integer")
 
     def test_timeline_short_row_and_header(self):
         d = fixtures.make_replay(os.path.join(self.tmp, "r"), intervals=5, events=10)
@@ -196,6 +196,8 @@ class BadInputTest(unittest.TestCase):
 
     def test_bad_pcap(self):
         os.makedirs(os.path.join(self.tmp, "p"))
+        with open(os.path.join(self.tmp, "p", "counters.json"), "w") as f:
+            json.dump(fixtures.counters_json(fixtures.switch_json()["ports"]), f)
         with open(os.path.join(self.tmp, "p", "port1.pcap"), "wb") as f:
             f.write(b"garbage!" * 4)
         self.expect([os.path.join(self.tmp, "p")], "port1.pcap", "not a pcap")

@@ -113,8 +113,12 @@ def pfc_rows(run):
     rows = []
     if run.pfc_frames:
         source = "events"
-        for (sw, port, kind, prio), frames in run.pfc_frames.items():
-            frames.sort()
+        for (sw, port, kind, prio), fr in run.pfc_frames.items():
+            # In time order; frames at the same time keep the file's order.
+            t = np.frombuffer(fr.t, dtype=np.int64)
+            order = np.argsort(t, kind="stable")
+            q = np.frombuffer(fr.quanta, dtype=np.uint16)[order]
+            frames = zip(map(int, t[order]), map(int, q))
             iv = metrics.pause_intervals(frames, run.speed_bps(sw, port), run.end_ns)
             rows.append(_pfc_row(run, sw, port, kind, prio, iv))
     else:

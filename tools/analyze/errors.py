@@ -1,4 +1,6 @@
-"""The one error a bad input raises: it names the file, the line and the problem."""
+"""The one error a bad input raises: it names the file, where in it (a line,
+"packet N", a key path) and the problem, which says the rule or limit broken.
+report.main prints it as one line and exits 2."""
 
 
 class InputError(Exception):

@@ -6,6 +6,7 @@ import ipaddress
 import struct
 
 from .errors import InputError
+from .limits import MAX_PCAP_RECORD
 
 LINKTYPE_ETHERNET = 1
 ROCEV2_UDP_PORT = 4791
@@ -22,17 +23,21 @@ _PCAPNG_SHB = b"\x0a\x0d\x0d\x0a"
 
 def read_packets(path):
     """Yields (timestamp_ns, frame bytes) of every packet in the file, in file
-    order. Raises InputError (line = packet number) on a damaged file."""
+    order. Raises InputError (line = packet number) on a damaged file, and
+    on a record or block over MAX_PCAP_RECORD bytes (never read whole)."""
     with open(path, "rb") as f:
         head = f.read(4)
-        if head in _PCAP_MAGICS:
-            yield from _read_pcap(path, f, head)
-        elif head == _PCAPNG_SHB:
-            yield from _read_pcapng(path, f, head)
-        elif not head:
-            raise InputError(path, None, "empty file (no pcap header)")
-        else:
-            raise InputError(path, None, "not a pcap or pcapng file (magic %s)" % head.hex())
+        try:
+            if head in _PCAP_MAGICS:
+                yield from _read_pcap(path, f, head)
+            elif head == _PCAPNG_SHB:
+                yield from _read_pcapng(path, f, head)
+            elif not head:
+                raise InputError(path, None, "empty file (no pcap header)")
+            else:
+                raise InputError(path, None, "not a pcap or pcapng file (magic %s)" % head.hex())
+        except struct.error as e:  # a block too short for its fields
+            raise InputError(path, None, "damaged pcapng block: %s" % e) from None
 
 
 def _read_pcap(path, f, magic):
@@ -54,6 +59,9 @@ def _read_pcap(path, f, magic):
         if len(h) < 16:
             raise InputError(path, "packet %d" % n, "truncated record header")
         sec, frac, incl, _orig = rec.unpack(h)
+        if incl > MAX_PCAP_RECORD:
+            raise InputError(path, "packet %d" % n, "captured length %d is over %d bytes (the "
+                             "limit for one record: a damaged file?)" % (incl, MAX_PCAP_RECORD))
         data = f.read(incl)
         if len(data) < incl:
             raise InputError(path, "packet %d" % n, "truncated packet data")
@@ -82,20 +90,24 @@ def _read_pcapng(path, f, first):
             else:
                 raise InputError(path, None, "bad pcapng byte-order magic")
             length = struct.unpack(order + "I", rest)[0]
+            _check_length(path, n, length, 28)
             body = f.read(length - 12)
+            if len(body) < length - 12:
+                raise InputError(path, "block after packet %d" % n, "truncated block")
             ifaces = []
             head = None
             continue
         btype = struct.unpack(order + "I", head)[0]
         length = struct.unpack(order + "I", rest)[0]
-        if length < 12 or length % 4:
-            raise InputError(path, "block after packet %d" % n, "bad block length %d" % length)
+        _check_length(path, n, length, 12)
         body = f.read(length - 8)
         if len(body) < length - 8:
             raise InputError(path, "block after packet %d" % n, "truncated block")
         body = body[:-4]  # trailing length copy
         head = None
         if btype == 1:  # interface description
+            if len(body) < 8:
+                raise InputError(path, "block after packet %d" % n, "interface block too short")
             linktype = struct.unpack(order + "H", body[:2])[0]
             num, den = 1000, 1  # default resolution: microseconds
             opts = body[8:]
@@ -104,7 +116,7 @@ def _read_pcapng(path, f, first):
                 if code == 0:
                     break
                 val = opts[4:4 + olen]
-                if code == 9 and olen >= 1:  # if_tsresol
+                if code == 9 and val:  # if_tsresol
                     r = val[0]
                     if r & 0x80:
                         num, den = 1_000_000_000, 2 ** (r & 0x7F)
@@ -116,6 +128,8 @@ def _read_pcapng(path, f, first):
         elif btype in (3, 6):  # simple / enhanced packet
             n += 1
             if btype == 6:
+                if len(body) < 20:
+                    raise InputError(path, "packet %d" % n, "packet block too short")
                 iface, hi, lo, cap, _orig = struct.unpack(order + "IIIII", body[:20])
                 data = body[20:20 + cap]
                 ts = (hi << 32) | lo
@@ -128,6 +142,12 @@ def _read_pcapng(path, f, first):
             if linktype != LINKTYPE_ETHERNET:
                 raise InputError(path, "packet %d" % n, "link type %d is not Ethernet" % linktype)
             yield ts * num // den, data
+
+
+def _check_length(path, n, length, least):
+    if length < least or length % 4 or length > MAX_PCAP_RECORD:
+        raise InputError(path, "block after packet %d" % n, "bad block length %d (a multiple of "
+                         "4, %d .. %d bytes)" % (length, least, MAX_PCAP_RECORD))
 
 
 def parse_roce(frame):

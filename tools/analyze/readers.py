@@ -1,25 +1,27 @@
 """Reading one run output directory into a Run: every file is streamed and
 aggregated as it is read (timeline.csv into compact per-series arrays,
 events.jsonl into per-class sojourn arrays, PFC frames and the reordering
-tracker), so multi-million-line inputs fit in memory. Every problem raises
-InputError naming the file and line."""
+tracker), so multi-million-line inputs fit in memory. Every file is held to
+the limits of limits.py (size, line length, nesting, ranges, counts) and
+every problem raises InputError naming the file, the line or key path and
+the rule."""
 
 import csv
-import glob
-import json
 import heapq
 import os
 import re
 from array import array
 
-from . import metrics
+from . import documents, limits, metrics
 from .errors import InputError
+from .limits import INT64_MAX
 from .pcap import OPCODE_CNP, parse_roce, read_packets
 
 TIMELINE_HEADER = ["t_ns", "switch", "port", "class", "metric", "value"]
 KNOWN_FILES = ("run.json", "timeline.csv", "events.jsonl", "trace.jsonl", "counters.json",
                "flows.csv", "summary.json", "links.csv")
 DEFAULT_SPEED_BPS = 100_000_000_000
+PSN_MAX = (1 << 24) - 1
 # events.jsonl kinds the report reads; the others (arrive, enqueue, lb) are
 # only checked to be one JSON object per line, which keeps big files fast.
 _EV_READ = {"dequeue", "mark", "drop", "pfc_tx", "pfc_rx"}
@@ -32,6 +34,16 @@ class Series:
     def __init__(self):
         self.t = array("q")
         self.v = array("d")
+
+
+class PfcFrames:
+    """One (switch, port, direction, priority)'s PFC frames in file order:
+    times and that priority's quanta, compact."""
+    __slots__ = ("t", "quanta")
+
+    def __init__(self):
+        self.t = array("q")
+        self.quanta = array("H")
 
 
 class Run:
@@ -49,7 +61,7 @@ class Run:
         self.sojourn = {}           # class -> array of sojourn_ns (events dequeue)
         self.event_counts = {}      # ev -> lines
         self.event_drops = {}       # reason -> drops (events)
-        self.pfc_frames = {}        # (switch, port, "paused"|"xoff", prio) -> [(t, quanta)]
+        self.pfc_frames = {}        # (switch, port, "paused"|"xoff", prio) -> PfcFrames
         self.reorder = None         # metrics.ReorderTracker (events or pcaps)
         self.reorder_source = None
         self.counters = {}          # switch -> counters.json document
@@ -128,57 +140,54 @@ class Run:
             self.max_t = t
 
 
-def _load_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise InputError(path, e.lineno, "malformed JSON: %s" % e.msg) from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, None, "not UTF-8 text: %s" % e) from None
-
-
-def _need_int(path, line, obj, key, required=True):
-    v = obj.get(key)
-    if v is None and not required:
-        return None
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise InputError(path, line, "%r must be an integer (got %r)" % (key, v))
-    return v
-
-
-def read_run(path):
+def read_run(path, max_input=limits.MAX_INPUT_BYTES):
     """Reads a run directory. Raises InputError if it is missing, is not a run
-    directory, or holds a malformed file."""
-    if not os.path.exists(path):
+    directory (rocelb-gen's folder of input pcaps is not), or holds a
+    malformed file or one past a limit (limits.py; `max_input` bytes per
+    streamed file)."""
+    if not os.path.lexists(path):
         raise InputError(path, None, "no such directory")
     if not os.path.isdir(path):
         raise InputError(path, None, "not a directory")
-    run = Run(path)
-    present = [f for f in KNOWN_FILES if os.path.isfile(os.path.join(path, f))]
-    switch_counters = sorted(glob.glob(os.path.join(path, "*.counters.json")))
-    pcaps = sorted(glob.glob(os.path.join(path, "port*.pcap")) +
-                   glob.glob(os.path.join(path, "port*.pcapng")))
-    if not present and not switch_counters and not pcaps:
-        raise InputError(path, None, "not a run directory (none of run.json, timeline.csv, "
-                         "events.jsonl, counters.json, flows.csv, port<N>.pcap)")
-    run.files = present + [os.path.basename(p) for p in switch_counters + pcaps]
+    try:
+        names = os.listdir(path)
+    except OSError as e:
+        raise InputError(path, None, e.strerror) from None
     j = lambda f: os.path.join(path, f)  # noqa: E731
+    present = [f for f in KNOWN_FILES if os.path.lexists(j(f))]
+    switch_counters = sorted(n for n in names if n.endswith(".counters.json") and
+                             not n.startswith("."))
+    pcaps = sorted(n for n in names if n.startswith("port") and
+                   (n.endswith(".pcap") or n.endswith(".pcapng")))
+    if not present and not switch_counters:
+        if pcaps:
+            raise InputError(path, None, "not a run directory: only port<N>.pcap files, no "
+                             "run.json or counters.json (rocelb-gen's input, not a replay's "
+                             "output: give the replay's --out-dir)")
+        raise InputError(path, None, "not a run directory (none of run.json, timeline.csv, "
+                         "events.jsonl, counters.json, flows.csv, summary.json)")
+    # Each one a regular file within its limit before anything is read.
+    for f in present + switch_counters + pcaps:
+        json_doc = f.endswith(".json")
+        limits.check_file(j(f), limits.MAX_JSON_BYTES if json_doc else max_input,
+                          "a JSON document" if json_doc else "an input file")
+    run = Run(path)
+    run.files = present + switch_counters + pcaps
     if "run.json" in present:
-        _read_run_json(run, j("run.json"))
+        doc = documents.read_run_json(j("run.json"))
+        run.kind = doc["kind"]
+        run.t0_ns = doc.get("t0_ns")
+        run.end_ns = doc.get("end_ns")
+        run.interval_ns = doc.get("interval_ns")
+        run.switches = doc.get("switches") or []
     if "counters.json" in present:
-        doc = _load_json(j("counters.json"))
-        _check_counters(j("counters.json"), doc)
+        doc = documents.read_counters(j("counters.json"))
         name = run.switches[0].get("name", "switch") if run.switches else "switch"
         run.counters[name] = doc
-    for p in switch_counters:
-        doc = _load_json(p)
-        _check_counters(p, doc)
-        run.counters[os.path.basename(p)[:-len(".counters.json")]] = doc
+    for f in switch_counters:
+        run.counters[f[:-len(".counters.json")]] = documents.read_counters(j(f))
     if "summary.json" in present:
-        run.fabric_summary = _load_json(j("summary.json"))
-        if not isinstance(run.fabric_summary, dict):
-            raise InputError(j("summary.json"), 1, "not a JSON object")
+        run.fabric_summary = documents.read_summary(j("summary.json"))
     if "flows.csv" in present:
         run.flows = read_flows(j("flows.csv"))
     if run.kind is None:
@@ -190,7 +199,7 @@ def read_run(path):
     if (run.reorder is None or run.reorder.packets == 0) and pcaps:
         run.reorder = metrics.ReorderTracker()
         run.reorder_source = "pcap"
-        read_pcap_reordering(run.reorder, pcaps)
+        read_pcap_reordering(run.reorder, [j(p) for p in pcaps])
     # Clock fallbacks for directories without run.json.
     if run.t0_ns is None:
         first = None
@@ -200,7 +209,7 @@ def read_run(path):
                 first = t if first is None else min(first, t)
         if first is None and run.min_t is not None:
             first = run.min_t - (run.interval_ns or 0) if run.timeline else run.min_t
-        run.t0_ns = first or 0
+        run.t0_ns = max(first or 0, 0)
     if run.interval_ns is None:
         run.interval_ns = _guess_interval(run)
     if run.end_ns is None:
@@ -208,64 +217,80 @@ def read_run(path):
     return run
 
 
-def _check_counters(path, doc):
-    if not isinstance(doc, dict) or not isinstance(doc.get("ports", []), list):
-        raise InputError(path, 1, "not a counters document (an object with a \"ports\" list)")
+def _csv_rows(path, f):
+    """csv rows of a file opened in binary mode, each line bounded and
+    decoded (limits.text_lines); pos[0] is the last line read."""
+    pos = [0]
+
+    def lines():
+        for n, text in limits.text_lines(f, path):
+            pos[0] = n
+            yield text
+    return csv.reader(lines()), pos
 
 
-def _read_run_json(run, path):
-    doc = _load_json(path)
-    if not isinstance(doc, dict):
-        raise InputError(path, 1, "not a JSON object")
-    kind = doc.get("kind")
-    if kind not in ("replay", "fabric", None):
-        raise InputError(path, None, "\"kind\" must be \"replay\" or \"fabric\" (got %r)" % kind)
-    run.kind = kind
-    run.t0_ns = _need_int(path, None, doc, "t0_ns", required=False)
-    run.end_ns = _need_int(path, None, doc, "end_ns", required=False)
-    run.interval_ns = _need_int(path, None, doc, "interval_ns", required=False)
-    sw = doc.get("switches", [])
-    if not isinstance(sw, list) or not all(isinstance(s, dict) for s in sw):
-        raise InputError(path, None, "\"switches\" must be a list of objects")
-    run.switches = sw
+def _value(path, line, what, text):
+    """A timeline value: a finite number within +-2^64 (no counter of the
+    switch is larger)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise InputError(path, line, "%s %r is not a number" % (what, text)) from None
+    if not -_VALUE_MAX <= v <= _VALUE_MAX:  # also false for NaN
+        raise InputError(path, line, "%s %r is not a finite number within +-2^64" %
+                         (what, text))
+    return v
+
+
+def _time(path, line, text):
+    """t_ns: an integer 0 .. 2^63-1."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise InputError(path, line, "t_ns %r is not an integer 0 .. %d" %
+                         (text if len(text) <= 40 else text[:37] + "...", INT64_MAX))
+    t = int(text)
+    if t > INT64_MAX:
+        raise InputError(path, line, "t_ns %s is out of range (0 .. %d)" % (text, INT64_MAX))
+    return t
+
+
+_VALUE_MAX = float(1 << 64)
 
 
 def read_timeline(run, path):
     series = run.timeline
     rows = 0
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
+    min_t = max_t = None
+    with open(path, "rb") as f:
+        reader, pos = _csv_rows(path, f)
         try:
             header = next(reader, None)
-        except csv.Error as e:
-            raise InputError(path, 1, "malformed CSV: %s" % e) from None
-        if header != TIMELINE_HEADER:
-            raise InputError(path, 1, "header must be %s (got %s)" %
-                             (",".join(TIMELINE_HEADER), ",".join(header or [])))
-        line = 1
-        min_t = max_t = None
-        try:
+            if header != TIMELINE_HEADER:
+                raise InputError(path, 1, "header must be %s (got %s)" %
+                                 (",".join(TIMELINE_HEADER), ",".join(header or [])[:200]
+                                  if header else "an empty file"))
             for row in reader:
-                line += 1
                 if len(row) != 6:
                     if not row:
                         continue
-                    raise InputError(path, line, "expected 6 fields, got %d" % len(row))
+                    raise InputError(path, pos[0], "expected 6 fields, got %d" % len(row))
                 t_s, sw, port_s, cls, metric, val_s = row
                 key = (sw, port_s, cls, metric)
                 s = series.get(key)
                 if s is None:
-                    if port_s and not port_s.lstrip("-").isdigit():
-                        raise InputError(path, line, "port %r is not an integer" % port_s)
-                    if not metric:
-                        raise InputError(path, line, "empty metric")
+                    _new_series(path, pos[0], series, sw, port_s, cls, metric)
                     s = series[key] = Series()
                 try:
                     t = int(t_s)
+                except ValueError:
+                    t = _time(path, pos[0], t_s)
+                if not 0 <= t <= INT64_MAX:
+                    _time(path, pos[0], t_s)
+                try:
                     v = float(val_s)
                 except ValueError:
-                    raise InputError(path, line, "t_ns %r or value %r is not a number" %
-                                     (t_s, val_s)) from None
+                    v = _value(path, pos[0], "value", val_s)
+                if not -_VALUE_MAX <= v <= _VALUE_MAX:
+                    _value(path, pos[0], "value", val_s)
                 s.t.append(t)
                 s.v.append(v)
                 if min_t is None or t < min_t:
@@ -274,9 +299,7 @@ def read_timeline(run, path):
                     max_t = t
                 rows += 1
         except csv.Error as e:
-            raise InputError(path, line + 1, "malformed CSV: %s" % e) from None
-        except UnicodeDecodeError as e:
-            raise InputError(path, line + 1, "not UTF-8 text: %s" % e) from None
+            raise InputError(path, pos[0], "malformed CSV: %s" % e) from None
     # Re-key with integer ports (-1: none).
     run.timeline = {(sw, int(p) if p else -1, c, m): s for (sw, p, c, m), s in series.items()}
     run.timeline_rows = rows
@@ -285,7 +308,62 @@ def read_timeline(run, path):
         run._seen(max_t)
 
 
+def _new_series(path, line, series, sw, port_s, cls, metric):
+    """The rules for a timeline series' key, checked once per series."""
+    if port_s and not (port_s.isascii() and port_s.isdigit() and len(port_s) <= 5 and
+                       int(port_s) <= 65535):
+        raise InputError(path, line, "port %r is not an integer 0 .. 65535" % port_s[:40])
+    if not metric:
+        raise InputError(path, line, "empty metric")
+    for what, v in (("switch", sw), ("class", cls), ("metric", metric)):
+        if len(v) > limits.MAX_NAME_CHARS:
+            raise InputError(path, line, "%s name longer than %d characters (the limit)" %
+                             (what, limits.MAX_NAME_CHARS))
+    if len(series) >= limits.MAX_SERIES:
+        raise InputError(path, line, "more than %d series (switch, port, class, metric): "
+                         "the limit" % limits.MAX_SERIES)
+
+
 _EV_RE = re.compile(r'"ev"\s*:\s*"([a-z_]+)"')
+_EV_NAME = re.compile(r"[a-z_]{1,32}")
+_DEPTH_GATE = limits.MAX_JSON_DEPTH  # more brackets than this: check the nesting
+
+
+def _event(path, n, line):
+    """One events.jsonl line parsed: a JSON object with an "ev" name."""
+    o = limits.loads(line, path, n)
+    if line.count("[") + line.count("{") > _DEPTH_GATE and \
+            limits.json_depth(o) > limits.MAX_JSON_DEPTH:
+        raise InputError(path, n, "JSON nested more than %d levels deep (the limit)" %
+                         limits.MAX_JSON_DEPTH)
+    if not isinstance(o, dict):
+        raise InputError(path, n, "not a JSON object")
+    ev = o.get("ev")
+    if not isinstance(ev, str) or not _EV_NAME.fullmatch(ev):
+        raise InputError(path, n, "\"ev\" must be an event name ([a-z_], at most 32 "
+                         "characters; got %r)" % (ev if not isinstance(ev, str) else ev[:40]))
+    return o, ev
+
+
+def _field(path, n, o, key, lo, hi, required=False):
+    """An integer field of an event within lo..hi (None when absent and not
+    required)."""
+    v = o.get(key)
+    if v is None and not required:
+        return None
+    if not limits.int_in(v, lo, hi):
+        r = repr(v)
+        raise InputError(path, n, "%s \"%s\" must be an integer %d .. %d (got %s)" %
+                         (o.get("ev"), key, lo, hi, r if len(r) <= 40 else r[:37] + "..."))
+    return v
+
+
+def _name(path, n, o, key):
+    v = o.get(key, "")
+    if not isinstance(v, str) or len(v) > limits.MAX_NAME_CHARS:
+        raise InputError(path, n, "%s \"%s\" must be a string of at most %d characters" %
+                         (o.get("ev"), key, limits.MAX_NAME_CHARS))
+    return v
 
 
 def read_events(run, path):
@@ -294,91 +372,137 @@ def read_events(run, path):
     drops = run.event_drops
     pfc = run.pfc_frames
     tracker = metrics.ReorderTracker()
-    loads = json.loads
     min_t = max_t = None
-    with open(path, encoding="utf-8") as f:
-        line_no = 0
-        try:
-            for line in f:
-                line_no += 1
-                i = line.find('"ev":"')
-                if i >= 0:
-                    ev = line[i + 6:line.find('"', i + 6)]
-                else:
-                    m = _EV_RE.search(line)
-                    ev = m.group(1) if m else None
-                if ev not in _EV_READ:
-                    s = line.strip()
-                    if not s:
-                        continue
-                    if not (s.startswith("{") and s.endswith("}")) or ev is None:
-                        try:
-                            o = loads(s)
-                        except json.JSONDecodeError as e:
-                            raise InputError(path, line_no, "malformed JSON: %s" % e.msg) from None
-                        if not isinstance(o, dict) or "ev" not in o:
-                            raise InputError(path, line_no, "not an event object with \"ev\"")
-                        ev = o["ev"]
-                    counts[ev] = counts.get(ev, 0) + 1
+    pfc_entries = 0
+    decode = limits.decoder.decode
+    with open(path, "rb") as f:
+        for line_no, line in limits.text_lines(f, path):
+            i = line.find('"ev":"')
+            if i >= 0:
+                ev = line[i + 6:line.find('"', i + 6)]
+            else:
+                m = _EV_RE.search(line)
+                ev = m.group(1) if m else None
+            if ev not in _EV_READ:
+                c = counts.get(ev)
+                if c is not None and line[:1] == "{" and line[-1:] == "}":
+                    counts[ev] = c + 1  # a kind seen before, on a line like an object
                     continue
-                try:
-                    o = loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputError(path, line_no, "malformed JSON: %s" % e.msg) from None
-                if not isinstance(o, dict):
-                    raise InputError(path, line_no, "not a JSON object")
-                ev = o.get("ev")
-                counts[ev] = counts.get(ev, 0) + 1
-                t = o.get("t_ns")
-                if not isinstance(t, int):
-                    raise InputError(path, line_no, "\"t_ns\" must be an integer")
-                if min_t is None or t < min_t:
-                    min_t = t
-                if max_t is None or t > max_t:
-                    max_t = t
-                if ev == "dequeue":
-                    # sojourn_ns and class are absent for a frame that was
-                    # never queued (or of no known class): no sojourn then.
-                    soj = o.get("sojourn_ns")
-                    cls = o.get("class")
-                    if (soj is not None and not isinstance(soj, int)) or \
-                            (cls is not None and not isinstance(cls, int)):
-                        raise InputError(path, line_no,
-                                         "dequeue \"class\" and \"sojourn_ns\" must be integers")
-                    if soj is not None and cls is not None:
-                        a = sojourn.get(cls)
-                        if a is None:
-                            a = sojourn[cls] = array("q")
-                        a.append(soj)
-                    qp = o.get("qp")
-                    psn = o.get("psn")
-                    if qp is not None and psn is not None and o.get("opcode") != OPCODE_CNP:
-                        flow = o.get("flow")
-                        pair = ("%s>%s" % (flow.get("src", ""), flow.get("dst", ""))
-                                if isinstance(flow, dict) else "")
-                        # Per switch, across its ports: the order a receiving
-                        # NIC sees (as the engines' reordering counter).
-                        if is_response(o.get("opcode")):
-                            pair += "/responses"
-                        tracker.observe(o.get("switch", ""), pair, qp, psn)
-                elif ev == "drop":
-                    r = str(o.get("reason", "?"))
-                    drops[r] = drops.get(r, 0) + 1
-                elif ev in ("pfc_tx", "pfc_rx"):
-                    enable = o.get("class_enable")
-                    quanta = o.get("quanta")
-                    port = o.get("port")
-                    if (not isinstance(enable, int) or not isinstance(quanta, list) or
-                            len(quanta) != 8 or not isinstance(port, int)):
-                        raise InputError(path, line_no, "%s needs \"port\", \"class_enable\" "
-                                         "and 8 \"quanta\"" % ev)
-                    what = "xoff" if ev == "pfc_tx" else "paused"
+                s = line.strip()
+                if not s:
+                    continue
+                # arrive, enqueue, lb, ...: counted, not parsed, when the line
+                # looks like an object with a plain "ev" name.
+                if not (s.startswith("{") and s.endswith("}")) or ev is None or \
+                        not _EV_NAME.fullmatch(ev):
+                    _o, ev = _event(path, line_no, s)
+                c = counts.get(ev)
+                if c is None:
+                    limits.count_names(counts, path, line_no, "\"ev\" kinds")
+                    c = 0
+                counts[ev] = c + 1
+                continue
+            try:
+                o = decode(line)
+                ev = o["ev"] if type(o) is dict else None
+            except (ValueError, RecursionError, KeyError):
+                ev = None
+            if ev not in _EV_READ or line.count("[") + line.count("{") > _DEPTH_GATE:
+                o, ev = _event(path, line_no, line)  # says what is wrong, or checks more
+            if ev not in counts:
+                limits.count_names(counts, path, line_no, "\"ev\" kinds")
+            counts[ev] = counts.get(ev, 0) + 1
+            t = o.get("t_ns")
+            if type(t) is not int or not 0 <= t <= INT64_MAX:
+                _field(path, line_no, o, "t_ns", 0, INT64_MAX, required=True)
+            if min_t is None or t < min_t:
+                min_t = t
+            if max_t is None or t > max_t:
+                max_t = t
+            if ev == "dequeue":
+                # sojourn_ns and class are absent for a frame that was
+                # never queued (or of no known class): no sojourn then.
+                soj = o.get("sojourn_ns")
+                cls = o.get("class")
+                qp = o.get("qp")
+                psn = o.get("psn")
+                opcode = o.get("opcode")
+                # The common case in one test; the named checks say what is wrong.
+                if not ((soj is None or type(soj) is int and 0 <= soj <= INT64_MAX) and
+                        (cls is None or type(cls) is int and 0 <= cls <= 7) and
+                        (qp is None or type(qp) is int and 0 <= qp <= PSN_MAX) and
+                        (psn is None or type(psn) is int and 0 <= psn <= PSN_MAX) and
+                        (opcode is None or type(opcode) is int and 0 <= opcode <= 255)):
+                    _field(path, line_no, o, "sojourn_ns", 0, INT64_MAX)
+                    _field(path, line_no, o, "class", 0, 7)
+                    _field(path, line_no, o, "qp", 0, PSN_MAX)
+                    _field(path, line_no, o, "psn", 0, PSN_MAX)
+                    _field(path, line_no, o, "opcode", 0, 255)
+                if soj is not None and cls is not None:
+                    a = sojourn.get(cls)
+                    if a is None:
+                        a = sojourn[cls] = array("q")
+                    a.append(soj)
+                if qp is not None and psn is not None and opcode != OPCODE_CNP:
+                    flow = o.get("flow")
+                    pair = ""
+                    if isinstance(flow, dict):
+                        src, dst = flow.get("src", ""), flow.get("dst", "")
+                        if not (type(src) is str and type(dst) is str and
+                                len(src) + len(dst) <= limits.MAX_NAME_CHARS):
+                            _name(path, line_no, flow, "src")
+                            _name(path, line_no, flow, "dst")
+                            raise InputError(path, line_no, "dequeue \"flow\" addresses "
+                                             "longer than %d characters" % limits.MAX_NAME_CHARS)
+                        pair = src + ">" + dst
+                    # Per switch, across its ports: the order a receiving
+                    # NIC sees (as the engines' reordering counter).
+                    if is_response(opcode):
+                        pair += "/responses"
                     sw = o.get("switch", "")
-                    for prio in range(8):
-                        if enable >> prio & 1:
-                            pfc.setdefault((sw, port, what, prio), []).append((t, quanta[prio]))
-        except UnicodeDecodeError as e:
-            raise InputError(path, line_no + 1, "not UTF-8 text: %s" % e) from None
+                    if type(sw) is not str or len(sw) > limits.MAX_NAME_CHARS:
+                        _name(path, line_no, o, "switch")
+                    tracker.observe(sw, pair, qp, psn)
+                    if len(tracker.highest) > limits.MAX_QPS:
+                        raise InputError(path, line_no, "more than %d queue pairs to follow "
+                                         "for reordering (the limit)" % limits.MAX_QPS)
+            elif ev == "drop":
+                r = o.get("reason", "?")
+                r = r if isinstance(r, str) else str(r)
+                if len(r) > limits.MAX_NAME_CHARS:
+                    raise InputError(path, line_no, "drop \"reason\" longer than %d characters"
+                                     % limits.MAX_NAME_CHARS)
+                if r not in drops:
+                    limits.count_names(drops, path, line_no, "drop reasons")
+                drops[r] = drops.get(r, 0) + 1
+            elif ev in ("pfc_tx", "pfc_rx"):
+                enable = o.get("class_enable")
+                quanta = o.get("quanta")
+                port = o.get("port")
+                if (not isinstance(enable, int) or not isinstance(quanta, list) or
+                        len(quanta) != 8 or not isinstance(port, int)):
+                    raise InputError(path, line_no, "%s needs \"port\", \"class_enable\" "
+                                     "and 8 \"quanta\"" % ev)
+                _field(path, line_no, o, "port", 0, 65535)
+                _field(path, line_no, o, "class_enable", 0, 255)
+                for q in quanta:
+                    if not limits.int_in(q, 0, 65535):
+                        raise InputError(path, line_no, "%s \"quanta\" must be 8 integers "
+                                         "0 .. 65535 (got %r)" % (ev, q))
+                what = "xoff" if ev == "pfc_tx" else "paused"
+                sw = _name(path, line_no, o, "switch")
+                for prio in range(8):
+                    if enable >> prio & 1:
+                        key = (sw, port, what, prio)
+                        fr = pfc.get(key)
+                        if fr is None:
+                            fr = pfc[key] = PfcFrames()
+                        fr.t.append(t)
+                        fr.quanta.append(quanta[prio])
+                        pfc_entries += 1
+                if pfc_entries > limits.MAX_PFC_ENTRIES:
+                    raise InputError(path, line_no, "more than %d PFC frame entries (port, "
+                                     "priority) to draw (the limit)" % limits.MAX_PFC_ENTRIES)
     if tracker.packets:
         run.reorder = tracker
         run.reorder_source = "events"
@@ -402,51 +526,89 @@ def read_pcap_reordering(tracker, paths):
 
     def tagged(path):
         for ts, frame in read_packets(path):
-            yield ts, frame
-    for _ts, frame in heapq.merge(*(tagged(p) for p in paths), key=lambda x: x[0]):
+            yield ts, frame, path
+    n = 0
+    for _ts, frame, path in heapq.merge(*(tagged(p) for p in paths), key=lambda x: x[0]):
+        n += 1
         r = parse_roce(frame)
         if r is None or r[4] == OPCODE_CNP:
             continue
         pair = "%s>%s%s" % (r[0], r[1], "/responses" if is_response(r[4]) else "")
         tracker.observe("switch", pair, r[2], r[3])
+        if len(tracker.highest) > limits.MAX_QPS:
+            raise InputError(path, None, "more than %d queue pairs to follow for reordering "
+                             "(the limit)" % limits.MAX_QPS)
+
+
+class Flows:
+    """flows.csv, compact: per flow its size and slowdown (NaN: unfinished).
+    Iterates as (size_bytes, slowdown or None)."""
+    __slots__ = ("size", "slowdown")
+
+    def __init__(self):
+        self.size = array("q")
+        self.slowdown = array("d")
+
+    def __len__(self):
+        return len(self.size)
+
+    def __iter__(self):
+        for size, sd in zip(self.size, self.slowdown):
+            yield size, (None if sd != sd else sd)
 
 
 def read_flows(path):
-    """flows.csv -> [(size_bytes, slowdown or None)]. Slowdown is fct_ns /
-    ideal_fct_ns when both are there, else the slowdown column."""
-    out = []
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader, None) or []
-        col = {name: i for i, name in enumerate(header)}
-        if "size_bytes" not in col or not ("slowdown" in col or
-                                           ("fct_ns" in col and "ideal_fct_ns" in col)):
-            raise InputError(path, 1, "header needs size_bytes and slowdown "
-                             "(or fct_ns and ideal_fct_ns)")
-        line = 1
+    """flows.csv -> Flows. Slowdown is fct_ns / ideal_fct_ns when both are
+    there, else the slowdown column; an unfinished flow has neither."""
+    out = Flows()
+    nan = float("nan")
+    with open(path, "rb") as f:
+        reader, pos = _csv_rows(path, f)
         try:
+            header = next(reader, None) or []
+            col = {name: i for i, name in enumerate(header)}
+            if "size_bytes" not in col or not ("slowdown" in col or
+                                               ("fct_ns" in col and "ideal_fct_ns" in col)):
+                raise InputError(path, 1, "header needs size_bytes and slowdown "
+                                 "(or fct_ns and ideal_fct_ns)")
+            both = "fct_ns" in col and "ideal_fct_ns" in col
             for row in reader:
-                line += 1
+                line = pos[0]
                 if not row:
                     continue
                 if len(row) != len(header):
                     raise InputError(path, line, "expected %d fields, got %d" %
                                      (len(header), len(row)))
-                try:
-                    size = int(row[col["size_bytes"]])
-                    sd = None
-                    if "fct_ns" in col and "ideal_fct_ns" in col:
-                        fct, ideal = row[col["fct_ns"]], row[col["ideal_fct_ns"]]
-                        if fct and ideal and int(ideal) > 0:
-                            sd = int(fct) / int(ideal)
-                    elif row[col["slowdown"]]:
-                        sd = float(row[col["slowdown"]])
-                except ValueError as e:
-                    raise InputError(path, line, "not a number: %s" % e) from None
-                out.append((size, sd))
+                size = _count(path, line, "size_bytes", row[col["size_bytes"]])
+                sd = nan
+                if both:
+                    fct, ideal = row[col["fct_ns"]], row[col["ideal_fct_ns"]]
+                    if fct and ideal:
+                        fct = _count(path, line, "fct_ns", fct)
+                        ideal = _count(path, line, "ideal_fct_ns", ideal)
+                        if ideal > 0:
+                            sd = fct / ideal
+                elif row[col["slowdown"]]:
+                    sd = _value(path, line, "slowdown", row[col["slowdown"]])
+                    if sd < 0:
+                        raise InputError(path, line, "slowdown %r is negative" %
+                                         row[col["slowdown"]])
+                if len(out.size) >= limits.MAX_FLOWS:
+                    raise InputError(path, line, "more than %d flows (the limit)" %
+                                     limits.MAX_FLOWS)
+                out.size.append(size)
+                out.slowdown.append(sd)
         except csv.Error as e:
-            raise InputError(path, line + 1, "malformed CSV: %s" % e) from None
+            raise InputError(path, pos[0], "malformed CSV: %s" % e) from None
     return out
+
+
+def _count(path, line, what, text):
+    """A non-negative integer of flows.csv, 0 .. 2^63-1."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > INT64_MAX:
+        raise InputError(path, line, "%s %r is not an integer 0 .. %d" %
+                         (what, text if len(text) <= 40 else text[:37] + "...", INT64_MAX))
+    return int(text)
 
 
 def _guess_interval(run):

@@ -8,18 +8,22 @@ import os
 import re
 import sys
 
-from . import analysis, html, plots
+from . import analysis, html, limits, plots
 from .errors import InputError
 from .readers import read_run
 
-USAGE = """rocelb-analyze DIR [DIR...] [--out FILE] [--table]
+MAX_TOP = 1000
+
+USAGE = """rocelb-analyze DIR [DIR...] [--out FILE] [--table] [--top N] [--max-input SIZE]
 
 Reads rocelb run output directories (replay or fabric) and writes one
 self-contained HTML report of plots (default DIR/report.html, DIR the first
 one), <report stem>_data/summary.json and one CSV per plotted series in
 <report stem>_data/. With several DIRs the report starts with a comparison
 of the runs. --table also prints the summary table (one row per run).
-Prints the report's path last. Bad input: exit 2."""
+Prints the report's path last. Bad input (a missing or malformed file, one
+past a limit, a directory that is not a run): one line naming the file,
+where and the rule, exit 2; the report cannot be written: exit 1."""
 
 
 def slug(s):
@@ -132,27 +136,86 @@ def run_sections(w, a, top, fig_id):
                    else "no flows.csv")
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="rocelb-analyze", usage=USAGE.split("\n")[0],
-                                description=USAGE.split("\n\n", 1)[1])
+class _Parser(argparse.ArgumentParser):
+    """A bad option is one line and exit 2, as any other bad input."""
+
+    def error(self, message):
+        print("rocelb-analyze: %s (rocelb-analyze --help)" % message, file=sys.stderr)
+        sys.exit(2)
+
+
+def _args(argv):
+    p = _Parser(prog="rocelb-analyze", usage=USAGE.split("\n")[0],
+                description=USAGE.split("\n\n", 1)[1])
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run output directories")
     p.add_argument("--out", metavar="FILE", help="the report (default: DIR/report.html)")
     p.add_argument("--table", action="store_true",
                    help="also print the runs' summary table (imbalance, p99 sojourn, ...)")
     p.add_argument("--top", type=int, default=0,
-                   help="series per plot (default: 16 uplinks, 8 queues, 24 PFC rows)")
+                   help="series per plot, 1 .. %d (default: 16 uplinks, 8 queues, 24 PFC rows)"
+                   % MAX_TOP)
+    p.add_argument("--max-input", metavar="SIZE", default=None,
+                   help="the largest input file read (default %s; e.g. 8GiB)" %
+                   limits.human_bytes(limits.MAX_INPUT_BYTES))
     args = p.parse_args(argv)
+    if not 0 <= args.top <= MAX_TOP:
+        p.error("--top %d: must be 1 .. %d" % (args.top, MAX_TOP))
+    args.max_input_bytes = limits.MAX_INPUT_BYTES
+    if args.max_input is not None:
+        try:
+            args.max_input_bytes = limits.parse_size(args.max_input)
+        except ValueError:
+            p.error("--max-input %r: not a size (e.g. 4GiB, 500MB)" % args.max_input)
+    return args
+
+
+def main(argv=None):
+    """The command line: 0, or 2 (bad input) or 1 (cannot write, out of
+    memory, a bug), each failure one line. ROCELB_ANALYZE_DEBUG=1 shows a
+    bug's traceback."""
     try:
-        runs = [read_run(d) for d in args.dirs]
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("rocelb-analyze: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("rocelb-analyze: out of memory (inputs are bounded by --max-input and the "
+              "limits of tools/analyze/README.md)", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback
+        if os.environ.get("ROCELB_ANALYZE_DEBUG"):
+            raise
+        print("rocelb-analyze: internal error: %s: %s (ROCELB_ANALYZE_DEBUG=1 shows where)" %
+              (type(e).__name__, e), file=sys.stderr)
+        return 1
+
+
+def _main(argv):
+    args = _args(argv)
+    try:
+        runs = [read_run(d, args.max_input_bytes) for d in args.dirs]
     except InputError as e:
         print("rocelb-analyze: %s" % e, file=sys.stderr)
         return 2
     except OSError as e:
         print("rocelb-analyze: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
         return 2
+    out = args.out or os.path.join(args.dirs[0], "report.html")
+    inputs = {os.path.realpath(os.path.join(r.path, f)) for r in runs for f in r.files}
+    if os.path.realpath(out) in inputs:
+        print("rocelb-analyze: --out %s: is an input of the run; the report would overwrite it"
+              % out, file=sys.stderr)
+        return 2
+    try:
+        return write_report(args, runs, out)
+    except OSError as e:
+        print("rocelb-analyze: %s: %s" % (e.filename or out, e.strerror), file=sys.stderr)
+        return 1
+
+
+def write_report(args, runs, out):
     for r, n in zip(runs, _run_names(runs)):
         r.name = n
-    out = args.out or os.path.join(args.dirs[0], "report.html")
     out_dir = os.path.dirname(os.path.abspath(out))
     stem = os.path.splitext(os.path.basename(out))[0]
     data_rel = stem + "_data"
@@ -196,7 +259,7 @@ def main(argv=None):
              "plots": w.index, "skipped": w.skipped, "summary": data_rel + "/summary.json"}
     with open(os.path.join(data_dir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump({"schema": "rocelb.analyze.summary.v1", "runs": summaries}, f, indent=2,
-                  default=_json_default)
+                  default=_json_default, allow_nan=False)
         f.write("\n")
     with open(out, "w", encoding="utf-8") as f:
         f.write(html.page(title, summaries, w.parts, index))
