@@ -1,5 +1,7 @@
 #include "control/config_loader.h"
 
+#include "control/bounded_file.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -473,6 +475,7 @@ Node Fields::require(std::string_view key) const {
 ConfigParams Validator::run(const Node& root) {
   ConfigParams cfg;
   cfg.source = source_;
+  for (const AppliedOverride& o : overrides_) cfg.set_by.emplace_back(o.touched, o.text);
   // An empty document is an empty map: it then lacks "ports".
   Node top = root.IsNull() ? Node(YAML::NodeType::Map) : root;
   check_utf8(top, "");
@@ -833,10 +836,13 @@ GroupParams Validator::parse_group(const Node& n, const std::string& path,
   }
   parse_group_knobs(f, g);
   if (auto v = f.get("bpf")) {
-    Fields b(*this, *v, f.at("bpf"), {"program", "section", "jit"});
+    Fields b(*this, *v, f.at("bpf"), {"program", "section", "jit", "validation_steps"});
     if (auto p = b.get("program")) g.bpf.program = get_string(*p, b.at("program"));
     if (auto s = b.get("section")) g.bpf.section = get_string(*s, b.at("section"));
     if (auto j = b.get("jit")) g.bpf.jit = get_bool(*j, b.at("jit"));
+    if (auto n = b.get("validation_steps"))
+      g.bpf.validation_steps =
+          get_uint(*n, b.at("validation_steps"), 1, kMaxBpfValidationSteps, "validator steps");
     if (g.mode == LbMode::kBpf && g.bpf.program.empty())
       fail(b.at("program"), "missing: mode bpf needs the policy's ELF file", {f.at("mode")});
   }
@@ -1436,28 +1442,25 @@ ConfigParams load_config_node(const YAML::Node& document, const std::string& sou
   return validate_document(root, source_name, overrides, runtime);
 }
 
-std::string read_config_file(const std::string& path, const char* what) {
-  auto cannot = [&](int err) {
-    return ConfigError(std::string("cannot read ") + what + " " + quote(path) + ": " +
-                       std::strerror(err));
+std::string ConfigParams::origin_of(const std::string& path,
+                                    const std::vector<std::string>& related) const {
+  auto find = [&](const std::string& p) -> const std::string* {
+    for (auto it = set_by.rbegin(); it != set_by.rend(); ++it)
+      if (path_within(p, it->first)) return &it->second;
+    return nullptr;
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw cannot(errno);
-  std::string text;
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw cannot(err);
-    }
-    if (n == 0) break;
-    text.append(buf, size_t(n));
+  const std::string* o = find(path);
+  for (const auto& r : related)
+    if (!o) o = find(r);
+  return o ? "--set " + *o : source;
+}
+
+std::string read_config_file(const std::string& path, const char* what) {
+  try {
+    return read_bounded_file(path, kMaxYamlFileBytes, what);
+  } catch (const BoundedFileError& e) {
+    throw ConfigError(e.what());
   }
-  ::close(fd);
-  return text;
 }
 
 ConfigParams load_config_file(const std::string& path, const std::vector<std::string>& overrides,

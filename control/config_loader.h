@@ -27,7 +27,8 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The file's text; throws ConfigError "cannot read WHAT "PATH": why" (WHAT: "config
+// The file's text (control/bounded_file.h: a regular file of at most
+// kMaxYamlFileBytes); throws ConfigError "cannot read WHAT "PATH": why" (WHAT: "config
 // file", or what the caller reads, e.g. "topology file").
 std::string read_config_file(const std::string& path, const char* what = "config file");
 ConfigParams load_config_file(const std::string& path,

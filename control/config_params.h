@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/constants.h"
@@ -90,6 +91,9 @@ struct BpfParams {
   std::string program;  // the ELF object (clang -O2 -target bpf -c policy.c)
   std::string section;  // its policy NAME (section rocelb/NAME); empty: its only one
   bool jit = true;      // false: rte_bpf's interpreter
+  // rte_bpf's validator may evaluate at most this many instructions
+  // (dataplane/bpf/bpf_validation_cost.h); a policy that needs more is refused.
+  uint64_t validation_steps = kDefaultBpfValidationSteps;
   bool operator==(const BpfParams&) const = default;
 };
 
@@ -134,6 +138,7 @@ struct ControlParams {
   uint32_t max_clients_per_uid = 15;
   uint64_t client_timeout_ns = 10'000'000'000;  // a request begun or a reply unread: drop it then
   uint64_t idle_timeout_ns = 30'000'000'000;    // a client with nothing pending: close it then
+  bool operator==(const ControlParams&) const = default;
 };
 
 // What the switch may ask of the machine (control/memory_estimate.h).
@@ -145,6 +150,9 @@ struct LimitsParams {
 
 struct ConfigParams {
   std::string source;  // file name, for messages
+  // Each override (--set, rocelbctl set) applied to the file, in order: the
+  // topmost path it created or replaced, and its text ("KEY=VALUE").
+  std::vector<std::pair<std::string, std::string>> set_by;
   SwitchParams sw;
   ControlParams control;
   LimitsParams limits;
@@ -153,6 +161,12 @@ struct ConfigParams {
   std::vector<NeighborParams> neighbors;
   std::vector<GroupParams> groups;
   QosParams qos;
+
+  // Where `path` (or, failing that, one of `related`) got its value, for a
+  // message about it found after validation: "--set KEY=VALUE" for the last
+  // override that wrote it, else the source file.
+  std::string origin_of(const std::string& path,
+                        const std::vector<std::string>& related = {}) const;
 
   const PortParams* find_port(uint16_t id) const {
     for (const auto& p : ports)

@@ -78,6 +78,12 @@ inline constexpr uint32_t kDefaultWcmpBuckets = 4096;
 inline constexpr uint32_t kDefaultResilientBuckets = 256;
 inline constexpr uint32_t kMaxDrillSamples = 16;
 inline constexpr uint32_t kMaxDrillMemory = 16;
+// groups.<g>.bpf.validation_steps when not given: how many instruction
+// evaluations rte_bpf's validator may spend on a policy (it checks every
+// path; dataplane/bpf/bpf_validation_cost.h counts them first): about
+// 0.4 s of the control thread here; every example policy needs under 100.
+inline constexpr uint64_t kDefaultBpfValidationSteps = 10'000'000;
+inline constexpr uint64_t kMaxBpfValidationSteps = 1'000'000'000;
 
 // The bucket table size a mode uses (0 for modes without one).
 inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {

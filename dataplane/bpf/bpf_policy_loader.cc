@@ -2,13 +2,15 @@
 
 #include "dataplane/bpf/libbpf_messages.h"
 
+#include "control/bounded_file.h"
+#include "dataplane/bpf/bpf_validation_cost.h"
+
 #include <bpf/libbpf.h>
 #include <rte_bpf.h>
 #include <rte_errno.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 
 namespace rocelb {
@@ -17,6 +19,7 @@ namespace {
 constexpr const char* kPrefix = "rocelb/";
 
 struct Object {
+  std::string bytes;  // the file as read: libbpf opens it from memory
   bpf_object* obj = nullptr;
   ~Object() {
     if (obj) bpf_object__close(obj);
@@ -41,19 +44,25 @@ uint64_t interpret(const void* prog, void* ctx) {
 }
 
 void open(const std::string& file, Object& o) {
-  std::ifstream probe(file, std::ios::binary);
-  if (!probe) throw BpfPolicyError(file + ": " + std::strerror(errno));
-  char magic[4] = {};
-  probe.read(magic, 4);
-  if (probe.gcount() != 4 || std::memcmp(magic,
-                                         "\x7f"
-                                         "ELF",
-                                         4) != 0)
+  // Read once, whole, with a bound (a FIFO or a device is refused before it
+  // can block): what runs is what was read now, whatever the file becomes.
+  try {
+    o.bytes = read_bounded_file(file, kMaxBpfObjectBytes, "eBPF policy");
+  } catch (const BoundedFileError& e) {
+    throw BpfPolicyError(e.what());
+  }
+  if (o.bytes.size() < 4 || std::memcmp(o.bytes.data(),
+                                        "\x7f"
+                                        "ELF",
+                                        4) != 0)
     throw BpfPolicyError(file +
                          ": not an ELF object (compile the policy with clang -O2 -target "
                          "bpf -c)");
   keep_libbpf_messages();
-  o.obj = bpf_object__open_file(file.c_str(), nullptr);
+  bpf_object_open_opts opts{};
+  opts.sz = sizeof(opts);
+  opts.object_name = file.c_str();
+  o.obj = bpf_object__open_mem(o.bytes.data(), o.bytes.size(), &opts);
   if (!o.obj) {
     o.obj = nullptr;
     throw BpfPolicyError(
@@ -75,7 +84,8 @@ std::vector<std::string> bpf_policy_sections(const std::string& file) {
 }
 
 std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
-                                                    const std::string& section, bool jit) {
+                                                    const std::string& section, bool jit,
+                                                    uint64_t validation_steps) {
   Object o;
   open(file, o);
   std::vector<bpf_program*> progs;
@@ -103,9 +113,24 @@ std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
                          ": uses maps or global data (.data, .rodata, .bss): a policy "
                          "keeps its state in the context's flow[] and group[]");
 
+  // rte_bpf's validator follows every path with no budget of its own: its
+  // work is counted first, and a program over the budget never reaches it.
+  const auto* insns = reinterpret_cast<const BpfInsn*>(bpf_program__insns(prog));
+  const auto n_insns = static_cast<uint32_t>(bpf_program__insn_cnt(prog));
+  const uint64_t cap = validation_steps == UINT64_MAX ? UINT64_MAX : validation_steps + 1;
+  const std::optional<uint64_t> steps = bpf_validation_steps(insns, n_insns, cap);
+  if (steps && *steps > validation_steps)
+    throw BpfPolicyError(
+        where + ": its validation could take " +
+        (*steps >= cap ? "more than " + std::to_string(validation_steps) : std::to_string(*steps)) +
+        " steps (the validator checks every path through its branches), over "
+        "bpf.validation_steps " +
+        std::to_string(validation_steps) +
+        ": use fewer branches in a row (lb/bpf/README.md), or raise the budget");
+
   rte_bpf_prm prm{};
-  prm.ins = reinterpret_cast<const ebpf_insn*>(bpf_program__insns(prog));
-  prm.nb_ins = static_cast<uint32_t>(bpf_program__insn_cnt(prog));
+  prm.ins = reinterpret_cast<const ebpf_insn*>(insns);
+  prm.nb_ins = n_insns;
   prm.prog_arg.type = RTE_BPF_ARG_PTR;
   prm.prog_arg.size = sizeof(rocelb_ctx);
   auto out = std::make_shared<RteBpfProgram>();

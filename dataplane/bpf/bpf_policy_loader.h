@@ -6,8 +6,11 @@
 // runs them in its interpreter where it has no JIT (jit false, or a host
 // without one: said once on stderr). Runs on the control thread, never on a
 // forwarding lcore.
+// The file is read once, whole (control/bounded_file.h: a regular file of
+// at most 16 MiB; a FIFO never blocks the caller) and opened from memory.
 // Errors: BpfPolicyError, one line: the file, the section, the reason.
-// Knobs: file, section (empty: the file's only policy), jit. No counters.
+// Knobs: file, section (empty: the file's only policy), jit,
+// validation_steps. No counters.
 #pragma once
 
 #include <memory>
@@ -24,8 +27,12 @@ class BpfPolicyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
-                                                    const std::string& section, bool jit);
+// validation_steps: rte_bpf's validator may evaluate at most this many
+// instructions (bpf_validation_cost.h); a program that needs more is
+// refused before the validator starts, so a load always ends quickly.
+std::shared_ptr<const LbBpfProgram> load_bpf_policy(
+    const std::string& file, const std::string& section, bool jit,
+    uint64_t validation_steps = kDefaultBpfValidationSteps);
 
 // The policy sections of an ELF file ("rocelb/NAME" as NAME), for messages.
 std::vector<std::string> bpf_policy_sections(const std::string& file);

@@ -25,7 +25,7 @@ bool same_lb(const GroupConfig& a, const GroupConfig& b) {
   if (a.name != b.name || a.spec.mode != b.spec.mode || a.spec.weights != b.spec.weights ||
       !(a.spec.knobs == b.spec.knobs) || a.spec.seed != b.spec.seed ||
       a.spec.hash.seed != b.spec.hash.seed || a.spec.hash.fields != b.spec.hash.fields ||
-      a.members.size() != b.members.size())
+      a.spec.bpf != b.spec.bpf || a.members.size() != b.members.size())
     return false;
   for (size_t k = 0; k < a.members.size(); ++k)
     if (a.members[k].port != b.members[k].port) return false;

@@ -64,10 +64,27 @@ bool same_routing(const ConfigParams& a, const ConfigParams& b) {
   return true;
 }
 
+// The program `previous` runs for a group named as g, with g's bpf.* keys,
+// unless the group is to be read again; null when there is none.
+std::shared_ptr<const LbBpfProgram> loaded_policy(const SwitchConfig* previous,
+                                                  const GroupParams& g,
+                                                  const std::vector<std::string>& reload) {
+  if (!previous || std::find(reload.begin(), reload.end(), g.name) != reload.end()) return nullptr;
+  for (const GroupConfig& old : previous->groups) {
+    if (old.name != g.name || !old.spec.bpf) continue;
+    const GroupParams* op = nullptr;
+    for (const GroupParams& q : previous->params.groups)
+      if (q.name == g.name) op = &q;
+    if (op && op->bpf == g.bpf) return old.spec.bpf;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
-                                                  const SwitchConfig* previous) {
+                                                  const SwitchConfig* previous,
+                                                  const std::vector<std::string>& reload) {
   auto sc = std::make_unique<SwitchConfig>();
   sc->params = params;
   sc->trust = params.qos.trust;
@@ -138,13 +155,18 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.spec.seed = params.sw.hash_seed;
     gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill || g.mode == LbMode::kBpf;
     if (g.mode == LbMode::kBpf) {
+      gc.spec.bpf = loaded_policy(previous, g, reload);
       // Loaded (libbpf) and validated and compiled (rte_bpf) here, on the
       // thread that builds the config: a refusal leaves the running config.
-      try {
-        gc.spec.bpf = load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit);
-      } catch (const BpfPolicyError& e) {
-        throw ConfigError(params.source + ": groups." + g.name + ".bpf.program: " + e.what());
-      }
+      if (!gc.spec.bpf) try {
+          gc.spec.bpf =
+              load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit, g.bpf.validation_steps);
+        } catch (const BpfPolicyError& e) {
+          const std::string key = "groups." + g.name + ".bpf.program";
+          throw ConfigError(
+              params.origin_of(key, {"groups." + g.name + ".bpf", "groups." + g.name + ".mode"}) +
+              ": " + key + ": " + e.what());
+        }
     }
     gc.depth_whole_port = g.knobs.quality.depth == QueueDepthSource::kPort;
     for (const auto& m : g.members) {
@@ -239,4 +261,3 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
 }
 
 }  // namespace rocelb
-#include "dataplane/bpf/bpf_policy_loader.h"

@@ -94,8 +94,16 @@ class SwitchConfig {
   // With `previous` whose routes, neighbors, interface addresses and group
   // names are the same, its route tables are shared instead of rebuilt (a
   // config swap that only changes, say, a group's mode costs no LPM rebuild).
+  // Mode bpf: a policy is read from its file once, when its group first
+  // names it; a later build keeps the program `previous` loaded for a group
+  // of the same name whose bpf.* keys are unchanged (so an unrelated write
+  // neither re-reads the file nor depends on it), unless the group is in
+  // `reload` (a write that set one of its bpf.* keys: the file is read
+  // again). Throws ConfigError naming groups.<g>.bpf.program and where its
+  // value came from (params.origin_of) when a policy is refused.
   static std::unique_ptr<SwitchConfig> build(const ConfigParams& params,
-                                             const SwitchConfig* previous = nullptr);
+                                             const SwitchConfig* previous = nullptr,
+                                             const std::vector<std::string>& reload = {});
 
   const PortConfig* port(uint16_t id) const {
     return id < kMaxPorts && ports[id].present ? &ports[id] : nullptr;

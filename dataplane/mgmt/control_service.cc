@@ -2,11 +2,15 @@
 
 #include "dataplane/xdp/xdp_steering.h"
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
+#include "control/peer_file_rights.h"
 #include "control/yaml_override.h"
+#include "control/yaml_util.h"
 #include "dataplane/mgmt/control_views.h"
 #include "dataplane/mgmt/counters_prometheus.h"
 #include "dataplane/mgmt/memory_runtime.h"
@@ -32,8 +36,29 @@ ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
   if (engine.xdp_pool_mbufs()) memory_.xdp_pool_mbufs = engine.xdp_pool_mbufs();
 }
 
-uint64_t ControlService::publish(const ConfigParams& params) {
-  std::unique_ptr<SwitchConfig> next = SwitchConfig::build(params, &engine_.dataplane().config());
+namespace {
+
+// The group a key under "groups.<name>.bpf" belongs to ("" for any other key).
+std::string bpf_group_of(const std::string& key) {
+  const std::string prefix = "groups.";
+  if (key.rfind(prefix, 0) != 0) return "";
+  const size_t dot = key.find('.', prefix.size());
+  if (dot == std::string::npos) return "";
+  const std::string group = key.substr(prefix.size(), dot - prefix.size());
+  return path_within(key, prefix + group + ".bpf") ? group : "";
+}
+
+}  // namespace
+
+uint64_t ControlService::publish(const ConfigParams& params, const ControlPeer* peer,
+                                 const std::vector<std::string>& reload) {
+  std::unique_ptr<SwitchConfig> next;
+  {
+    // A policy file a client names is opened with the client's rights.
+    std::optional<PeerFileRights> rights;
+    if (peer) rights.emplace(peer->uid, peer->gid, peer->pid);
+    next = SwitchConfig::build(params, &engine_.dataplane().config(), reload);
+  }
   // The control socket first: it may refuse (control.group), and then
   // nothing has changed.
   const ControlServerOptions before = server_ ? server_->options() : ControlServerOptions{};
@@ -125,6 +150,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
   // set / apply: the loader's validation, then publication.
   RunningConfigText next = running_;
   std::string what;
+  std::vector<std::string> reload;
   try {
     if (req.verb == ControlVerb::kSet) {
       const std::string ov = set_override(req);
@@ -134,6 +160,8 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
       });
       next.overrides.push_back(ov);
       what = "set " + ov;
+      // Setting a policy key reads its file again, even under the same path.
+      if (const std::string g = bpf_group_of(req.key); !g.empty()) reload.push_back(g);
     } else {
       next.text = req.config;
       next.source = "control apply";
@@ -141,7 +169,12 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
       what = "apply (" + std::to_string(req.config.size()) + " bytes)";
     }
     const ConfigParams params = load_config_text(next.text, next.source, next.overrides, memory_);
-    const uint64_t gen = publish(params);
+    // Who may connect and how many: only root changes that.
+    if (peer.uid != 0 && !(params.control == engine_.dataplane().config().params.control))
+      throw ConfigError((req.verb == ControlVerb::kSet ? req.key : std::string("control")) +
+                        ": changing control.* needs root (uid 0); this client is uid " +
+                        std::to_string(peer.uid));
+    const uint64_t gen = publish(params, &peer, reload);
     running_ = std::move(next);
     ++stats_.writes_applied;
     std::cerr << "rocelb-dp: control: " << what << " by " << who << ": generation " << gen << "\n";
@@ -154,9 +187,19 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
     return reply_ok(req.id, r);
   } catch (const std::exception& e) {
     ++stats_.writes_refused;
-    std::cerr << "rocelb-dp: control: " << what << " by " << who << " refused: " << e.what()
-              << "\n";
-    return reply_error(req.id, e.what());
+    // The loader names an override "--set KEY=VALUE"; one a client set is
+    // "rocelbctl set KEY=VALUE".
+    std::string why = e.what();
+    const std::vector<std::string>& sets =
+        req.verb == ControlVerb::kSet ? next.overrides : running_.overrides;
+    for (const std::string& o : sets) {
+      const bool startup = std::find(running_.startup_sets.begin(), running_.startup_sets.end(),
+                                     o) != running_.startup_sets.end();
+      const std::string cli = "--set " + o + ":";
+      if (!startup && why.rfind(cli, 0) == 0) why = "rocelbctl set " + why.substr(6);
+    }
+    std::cerr << "rocelb-dp: control: " << what << " by " << who << " refused: " << why << "\n";
+    return reply_error(req.id, why);
   }
 }
 

@@ -68,8 +68,11 @@ class ControlService {
   Json show(const std::string& what);
   // [{"id", "xdp": XdpSteering::stats()}] for the ports with XDP steering.
   Json xdp_ports() const;
-  // Validates, builds and publishes; throws ConfigError / std::exception.
-  uint64_t publish(const ConfigParams& params);
+  // Builds and publishes; throws ConfigError / std::exception. `peer`: the
+  // client whose write this is (its files are opened with its rights);
+  // null for SIGHUP. `reload`: groups whose bpf policy is read again.
+  uint64_t publish(const ConfigParams& params, const ControlPeer* peer = nullptr,
+                   const std::vector<std::string>& reload = {});
   Json counters_cleared(uint64_t now_ns) const;
 
   LiveEngine& engine_;

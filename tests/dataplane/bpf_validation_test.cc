@@ -1,0 +1,183 @@
+// Mode bpf's validation budget (dataplane/bpf/bpf_validation_cost.h): the
+// count of DPDK validator steps is an upper bound (checked against the
+// validator's own per-step debug log), a program over the budget is refused at once
+// with the reason, and a policy is read once, whole, from a regular file.
+#include <bpf/libbpf.h>
+#include <gtest/gtest.h>
+#include <rte_log.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "dataplane/bpf/bpf_policy_loader.h"
+#include "dataplane/bpf/bpf_validation_cost.h"
+
+#ifndef ROCELB_BPF_DIR
+#error "ROCELB_BPF_DIR: the build folder with lb/bpf/*.o and tests/bpf/*.o"
+#endif
+
+namespace rocelb {
+namespace {
+
+std::string example(const std::string& name) {
+  return std::string(ROCELB_BPF_DIR) + "/lb/bpf/" + name + ".o";
+}
+std::string bad(const std::string& name) {
+  return std::string(ROCELB_BPF_DIR) + "/tests/bpf/" + name + ".o";
+}
+
+std::string load_error(const std::string& file, const std::string& section,
+                       uint64_t steps = kDefaultBpfValidationSteps) {
+  try {
+    load_bpf_policy(file, section, true, steps);
+  } catch (const BpfPolicyError& e) {
+    return e.what();
+  }
+  return "loaded";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+constexpr uint8_t kAdd = 0x07, kJeq = 0x15, kJa = 0x05, kExit = 0x95, kLdImm64 = 0x18;
+BpfInsn insn(uint8_t code, int16_t off = 0) {
+  return BpfInsn{code, 0, off, 0};
+}
+
+TEST(BpfValidationCost, CountsEveryPathThroughEveryInstruction) {
+  // A straight line: each instruction once.
+  std::vector<BpfInsn> line{insn(kAdd), insn(kAdd), insn(kAdd), insn(kExit)};
+  EXPECT_EQ(bpf_validation_steps(line.data(), 4, 1'000), 4u);
+  // k diamonds in a row: (jeq +1; add) each; 2^i paths into diamond i.
+  for (int k : {1, 2, 5, 10}) {
+    std::vector<BpfInsn> p;
+    for (int i = 0; i < k; ++i) {
+      p.push_back(insn(kJeq, 1));
+      p.push_back(insn(kAdd));
+    }
+    p.push_back(insn(kExit));
+    // Diamond i: its jump reached by 2^i paths, its add by 2^i (one arm);
+    // the exit by 2^k.
+    uint64_t want = 0;
+    for (int i = 0; i < k; ++i) want += (uint64_t{1} << i) * 2;
+    want += uint64_t{1} << k;
+    EXPECT_EQ(bpf_validation_steps(p.data(), uint32_t(p.size()), UINT64_MAX), want) << k;
+  }
+  // lddw takes two slots; a jump over it lands on the next instruction.
+  std::vector<BpfInsn> wide{insn(kLdImm64), insn(0), insn(kExit)};
+  EXPECT_EQ(bpf_validation_steps(wide.data(), 3, 100), 2u);
+  // Saturates at the cap.
+  std::vector<BpfInsn> many;
+  for (int i = 0; i < 60; ++i) many.push_back(insn(kJeq, 0));
+  many.push_back(insn(kExit));
+  EXPECT_EQ(bpf_validation_steps(many.data(), uint32_t(many.size()), 5'000), 5'000u);
+  // A loop or a jump out of the program: left to the validator.
+  std::vector<BpfInsn> loop{insn(kAdd), insn(kJa, -2), insn(kExit)};
+  EXPECT_FALSE(bpf_validation_steps(loop.data(), 3, 100).has_value());
+  std::vector<BpfInsn> out{insn(kJa, 5), insn(kExit)};
+  EXPECT_FALSE(bpf_validation_steps(out.data(), 2, 100).has_value());
+}
+
+// The validator's own count: 22.11 logs one "(pc=N):" debug line per step.
+TEST(BpfValidationCost, BoundsTheValidatorsOwnCount) {
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* log = open_memstream(&buf, &len);
+  ASSERT_NE(log, nullptr);
+  FILE* before = rte_log_get_stream();
+  rte_openlog_stream(log);
+  const int level = rte_log_get_level(rte_log_register("lib.bpf"));
+  rte_log_set_level_pattern("lib.bpf", RTE_LOG_DEBUG);
+  const std::string result = load_error(bad("bad_branches"), "branches12");
+  rte_log_set_level_pattern("lib.bpf", level > 0 ? uint32_t(level) : RTE_LOG_INFO);
+  rte_openlog_stream(before);
+  fclose(log);
+  const std::string text(buf, len);
+  free(buf);
+  ASSERT_EQ(result, "loaded");
+  uint64_t logged = 0;
+  for (size_t at = text.find("(pc="); at != std::string::npos; at = text.find("(pc=", at + 1))
+    if (text.compare(at > 14 ? at - 14 : 0, 14, "log_eval_state") == 0) ++logged;
+  EXPECT_GT(logged, 4096u) << "12 branches in a row: at least 2^12 paths";
+  // The estimate bounds it, and a budget of the estimate loads it.
+  bpf_object* obj = bpf_object__open_file(bad("bad_branches").c_str(), nullptr);
+  ASSERT_NE(obj, nullptr);
+  bpf_program* prog = bpf_object__find_program_by_name(obj, "branches12");
+  ASSERT_NE(prog, nullptr);
+  const std::optional<uint64_t> estimated =
+      bpf_validation_steps(reinterpret_cast<const BpfInsn*>(bpf_program__insns(prog)),
+                           uint32_t(bpf_program__insn_cnt(prog)), UINT64_MAX);
+  bpf_object__close(obj);
+  ASSERT_TRUE(estimated.has_value());
+  EXPECT_GE(*estimated, logged);
+  EXPECT_LT(*estimated, 2 * logged) << "a bound, not a wild guess";
+  EXPECT_EQ(load_error(bad("bad_branches"), "branches12", *estimated), "loaded");
+  const std::string refused = load_error(bad("bad_branches"), "branches12", *estimated - 1);
+  EXPECT_TRUE(contains(refused, "could take more than " + std::to_string(*estimated - 1)))
+      << refused;
+}
+
+TEST(BpfValidationCost, AProgramOverTheBudgetIsRefusedAtOnce) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = load_error(bad("bad_branches"), "branches40");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(contains(e, "branches40: its validation could take more than 10000000 steps")) << e;
+  EXPECT_TRUE(contains(e, "over bpf.validation_steps 10000000")) << e;
+  std::printf("branches40 refused in %.3f s\n", s);
+  // Under the default budget: loads. Under a budget of 100: refused.
+  EXPECT_EQ(load_error(bad("bad_branches"), "branches12"), "loaded");
+  EXPECT_TRUE(contains(load_error(bad("bad_branches"), "branches12", 100),
+                       "over bpf.validation_steps 100"));
+  // Every example fits a tenth of the default budget.
+  for (const char* name : {"ecmp", "letflow", "drill", "least_queue", "qp_message_spray"})
+    EXPECT_EQ(load_error(example(name), "", kDefaultBpfValidationSteps / 10), "loaded") << name;
+}
+
+TEST(BpfPolicyFile, OnlyARegularFileIsReadAndNeverBlocks) {
+  const std::string fifo = testing::TempDir() + "policy_fifo.o";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string e = load_error(fifo, "");
+  EXPECT_TRUE(contains(e, "not a regular file (a FIFO)")) << e;
+  ::unlink(fifo.c_str());
+  EXPECT_TRUE(contains(load_error("/dev/zero", ""), "not a regular file (a character device)"));
+  EXPECT_TRUE(contains(load_error(testing::TempDir(), ""), "not a regular file (a directory)"));
+  // Over the size limit: refused by its size, not read.
+  const std::string big = testing::TempDir() + "big_policy.o";
+  {
+    std::ofstream f(big, std::ios::binary);
+    f << "\x7f"
+         "ELF";
+  }
+  std::filesystem::resize_file(big, (size_t{16} << 20) + 1);
+  const std::string b = load_error(big, "");
+  EXPECT_TRUE(contains(b, "over the limit of 16 MiB for this file")) << b;
+  std::filesystem::remove(big);
+}
+
+TEST(BpfPolicyFile, WhatRunsIsWhatWasReadWhateverTheFileBecomes) {
+  const std::string path = testing::TempDir() + "swapped_policy.o";
+  std::filesystem::copy_file(example("ecmp"), path,
+                             std::filesystem::copy_options::overwrite_existing);
+  auto prog = load_bpf_policy(path, "", true);
+  // The file is replaced by garbage: the loaded program does not care.
+  std::ofstream(path, std::ios::trunc) << "garbage";
+  rocelb_ctx ctx{};
+  ctx.n_members = 4;
+  ctx.n_up = 4;
+  for (uint32_t h : {0u, 0x40000000u, 0x80000000u, 0xc0000000u}) {
+    ctx.hash = h;
+    EXPECT_EQ(prog->run(&ctx), uint64_t(h >> 30)) << h;
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace rocelb
