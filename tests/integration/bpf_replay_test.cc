@@ -73,5 +73,47 @@ TEST(BpfReplay, ExamplePoliciesDecideAsTheBuiltInEngines) {
   fs::remove_all(dir);
 }
 
+// A policy refused while the switch is built is a config error like any
+// other: exit 2, one line, blamed on the --set (or the file) that named it,
+// and nothing written.
+TEST(BpfReplay, ARefusedPolicyIsAConfigErrorNamingItsOrigin) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("rocelb-bpf-refused-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto gen = test::run_command(test::bin("tools/rocelb-gen") + " --preset ai-alltoall" +
+                                         " --param workers=8 --param phases=1 --out-dir " +
+                                         (dir / "in").string(),
+                                     dir);
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string loop = test::bin("tests/bpf/bad_loop.o");
+  const std::string bomb = test::bin("tests/bpf/bad_branches.o");
+  struct Case {
+    std::string args, origin, reason;
+  } cases[] = {
+      {" --set groups.uplinks.mode=bpf --set groups.uplinks.bpf.program=" + loop,
+       "rocelb-dp: --set groups.uplinks.bpf.program=" + loop + ": groups.uplinks.bpf.program: ",
+       "refused by the validator"},
+      {" --set groups.uplinks.bpf.program=" + bomb +
+           " --set groups.uplinks.bpf.section=branches40 --set groups.uplinks.mode=bpf",
+       "rocelb-dp: --set groups.uplinks.bpf.program=" + bomb + ": groups.uplinks.bpf.program: ",
+       "over bpf.validation_steps 10000000"},
+      {" --set groups.uplinks.mode=bpf --set groups.uplinks.bpf.program=" + (dir / "in").string(),
+       "rocelb-dp: --set groups.uplinks.bpf.program=", "not a regular file (a directory)"},
+  };
+  for (const Case& c : cases) {
+    const fs::path out = dir / "out";
+    const auto r = test::run_command(test::bin("dataplane/rocelb-dp") +
+                                         " replay --in 0=" + (dir / "in" / "port0.pcap").string() +
+                                         " --out-dir " + out.string() + c.args,
+                                     dir);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.origin), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.reason), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.args;
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace rocelb

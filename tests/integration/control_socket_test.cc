@@ -9,9 +9,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -411,6 +417,182 @@ TEST_F(ControlSocket, BpfPolicySwapsUnderTrafficLoseNothing) {
   EXPECT_EQ(counters["totals"]["dropped_packets"], 0u) << counters["ports"][0]["drops"].dump();
   EXPECT_NE(test::read_file(dir_ / "out").find("mbufs still in use: 0"), std::string::npos)
       << test::read_file(dir_ / "out");
+}
+
+// The uplinks' transmitted packets now, ports 4..7.
+std::array<uint64_t, 4> uplink_tx(const json& ports) {
+  std::array<uint64_t, 4> out{};
+  for (int p = 0; p < 4; ++p) out[p] = ports[4 + p]["tx_packets"].get<uint64_t>();
+  return out;
+}
+
+// What the uplinks sent during `ms`: ECMP spreads it, first_up puts it all
+// on port 4.
+class UplinkShares {
+ public:
+  UplinkShares(std::function<json()> ports) : ports_(std::move(ports)) {}
+  // Port 4's share of what the uplinks sent in the next `ms`.
+  double first_share(int ms = 300) {
+    const auto a = uplink_tx(ports_());
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    const auto b = uplink_tx(ports_());
+    uint64_t all = 0;
+    for (int p = 0; p < 4; ++p) all += b[p] - a[p];
+    return all ? double(b[0] - a[0]) / double(all) : -1;
+  }
+
+ private:
+  std::function<json()> ports_;
+};
+
+// A live policy swap is a real swap: what `show groups` names is what
+// decides, a policy is read when it is set (not at some later unrelated
+// write), and a file replaced on disk changes nothing until it is set
+// again.
+TEST_F(ControlSocket, APolicySetIsThePolicyThatRuns) {
+  ControlClient c(sock_);
+  UplinkShares shares([&] { return ok(c, {{"verb", "show"}, {"what", "ports"}})["ports"]; });
+  const std::string mine = (dir_ / "policy.o").string();
+  fs::copy_file(test::bin("lb/bpf/ecmp.o"), mine);
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", mine}});
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  EXPECT_LT(shares.first_share(), 0.5) << "ECMP spreads 64 flows over 4 uplinks";
+  ok(c, {{"verb", "set"},
+         {"key", "groups.uplinks.bpf.program"},
+         {"value", test::bin("tests/bpf/first_up.o")}});
+  EXPECT_EQ(ok(c, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"],
+            "first_up");
+  shares.first_share(50);  // frames the old policy queued drain
+  EXPECT_GT(shares.first_share(), 0.99) << "the new program must be the one deciding";
+
+  // Back to our copy of ecmp, then the file is replaced on disk: first by
+  // garbage (an unrelated write still applies), then by another valid
+  // policy (it does not run, and show still names ecmp).
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", mine}});
+  std::ofstream(mine, std::ios::trunc) << "not a policy any more";
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.idle_time"}, {"value", "20us"}});
+  fs::copy_file(test::bin("tests/bpf/first_up.o"), mine, fs::copy_options::overwrite_existing);
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.idle_time"}, {"value", "30us"}});
+  EXPECT_EQ(ok(c, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"], "ecmp");
+  shares.first_share(50);
+  EXPECT_LT(shares.first_share(), 0.5) << "the loaded ecmp still runs";
+  // Set again, the same path is read again: now first_up runs.
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", mine}});
+  EXPECT_EQ(ok(c, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"],
+            "first_up");
+  shares.first_share(50);
+  EXPECT_GT(shares.first_share(), 0.99);
+  c.close();
+  EXPECT_EQ(stop(), 0) << run_->err();
+}
+
+// A policy that would keep DPDK's validator busy for days, or a FIFO given
+// as the program, is refused at once; the control socket keeps answering
+// and SIGTERM stops the switch.
+TEST_F(ControlSocket, NoPolicyCanFreezeTheControlPlane) {
+  ControlClient c(sock_);
+  ok(c, {{"verb", "set"},
+         {"key", "groups.uplinks.bpf.program"},
+         {"value", test::bin("lb/bpf/ecmp.o")}});
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string bomb = test::bin("tests/bpf/bad_branches.o");
+  std::string why = refused(c, {{"verb", "set"},
+                                {"key", "groups.uplinks.bpf"},
+                                {"value", json{{"program", bomb}, {"section", "branches40"}}}});
+  // Blamed on the write that gave the value, with the rule and the knob.
+  EXPECT_EQ(why.rfind("rocelbctl set groups.uplinks.bpf=", 0), 0u) << why;
+  EXPECT_NE(why.find("over bpf.validation_steps 10000000"), std::string::npos) << why;
+  const std::string fifo = (dir_ / "policy.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  why = refused(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", fifo}});
+  EXPECT_NE(why.find("not a regular file (a FIFO)"), std::string::npos) << why;
+  why =
+      refused(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", "/dev/zero"}});
+  EXPECT_NE(why.find("not a regular file (a character device)"), std::string::npos) << why;
+  // Seconds would mean the validator ran: it must not have.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
+  // Another client is served, the running policy is still ecmp.
+  ControlClient c2(sock_);
+  EXPECT_EQ(ok(c2, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"], "ecmp");
+  c.close();
+  c2.close();
+  EXPECT_EQ(stop(), 0) << run_->err();
+}
+
+// A non-root member of the control group: files it names are opened with
+// its rights (a root-only policy is refused with the system's reason and
+// nothing of its content), and control.* is root's to change.
+TEST_F(ControlSocket, AClientsFilesOpenWithItsRightsAndControlIsRoots) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  const std::string secret = (dir_ / "root_only.o").string();
+  fs::copy_file(test::bin("lb/bpf/ecmp.o"), secret);
+  ::chmod(secret.c_str(), 0600);
+  const std::string secret_text = (dir_ / "root_only.yaml").string();
+  std::ofstream(secret_text) << "password: hunter2\n";
+  ::chmod(secret_text.c_str(), 0600);
+  const std::string open_policy = (dir_ / "shared.o").string();
+  fs::copy_file(test::bin("tests/bpf/first_up.o"), open_policy);
+  ::chmod(open_policy.c_str(), 0644);
+  ::chmod(dir_.c_str(), 0755);
+  {
+    ControlClient root(sock_);
+    ok(root, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", open_policy}});
+    ok(root, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  }
+  const std::string replies = (dir_ / "replies.jsonl").string();
+  std::ofstream{replies};
+  ::chmod(replies.c_str(), 0666);  // the child writes it as nobody
+  // The child: uid/gid 65534 (nobody), a member of the socket's group (root's, gid 0).
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const gid_t groups[] = {0};
+    if (::setgroups(1, groups) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    std::ofstream out(replies);
+    try {
+      ControlClient c(sock_);
+      const std::vector<json> reqs = {
+          {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", secret}},
+          {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", secret_text}},
+          {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", open_policy}},
+          {{"verb", "set"}, {"key", "control.group"}, {"value", "users"}},
+          {{"verb", "set"}, {"key", "control.max_clients"}, {"value", 4}},
+      };
+      for (const json& q : reqs) {
+        const ControlReply r = c.request(q);
+        out << json{{"ok", r.ok}, {"error", r.error}}.dump() << "\n";
+      }
+    } catch (const std::exception& e) {
+      out << json{{"ok", false}, {"error", std::string("client: ") + e.what()}}.dump() << "\n";
+    }
+    out.close();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::ifstream in(replies);
+  std::vector<json> r;
+  for (std::string line; std::getline(in, line);) r.push_back(json::parse(line));
+  ASSERT_EQ(r.size(), 5u) << test::read_file(replies);
+  EXPECT_FALSE(r[0]["ok"].get<bool>());
+  EXPECT_NE(r[0]["error"].get<std::string>().find("Permission denied"), std::string::npos) << r[0];
+  EXPECT_FALSE(r[1]["ok"].get<bool>());
+  EXPECT_NE(r[1]["error"].get<std::string>().find("Permission denied"), std::string::npos) << r[1];
+  EXPECT_EQ(r[1]["error"].get<std::string>().find("hunter2"), std::string::npos) << r[1];
+  EXPECT_TRUE(r[2]["ok"].get<bool>()) << r[2];
+  EXPECT_FALSE(r[3]["ok"].get<bool>());
+  EXPECT_NE(r[3]["error"].get<std::string>().find("changing control.* needs root"),
+            std::string::npos)
+      << r[3];
+  EXPECT_FALSE(r[4]["ok"].get<bool>());
+  // Root may: the same file and the same key.
+  ControlClient c(sock_);
+  ok(c, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", secret}});
+  ok(c, {{"verb", "set"}, {"key", "control.max_clients"}, {"value", 8}});
+  c.close();
+  EXPECT_EQ(stop(), 0) << run_->err();
 }
 
 }  // namespace
