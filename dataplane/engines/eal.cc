@@ -1,5 +1,7 @@
 #include "dataplane/engines/eal.h"
 
+#include "dataplane/mgmt/dpdk_log_limiter.h"
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -20,6 +22,9 @@ std::vector<std::string> eal_args_for_replay(unsigned mem_mb) {
 
 void eal_start(const std::vector<std::string>& args) {
   if (g_started) return;
+  // A line DPDK logs per packet (the eBPF interpreter's division by zero)
+  // is written once and then counted.
+  install_dpdk_log_limiter(stderr);
   std::vector<std::string> storage;
   storage.push_back("rocelb");
   storage.insert(storage.end(), args.begin(), args.end());

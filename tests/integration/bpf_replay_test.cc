@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,40 @@ TEST(BpfReplay, ARefusedPolicyIsAConfigErrorNamingItsOrigin) {
     EXPECT_NE(r.err.find(c.reason), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out)) << c.args;
   }
+  fs::remove_all(dir);
+}
+
+// A policy the interpreter stops on every packet (a division by zero): DPDK
+// logs it per packet; the switch writes it once and then a count.
+TEST(BpfReplay, APerPacketErrorIsLoggedOnceAndCounted) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-bpf-div-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto gen = test::run_command(test::bin("tools/rocelb-gen") + " --preset ai-alltoall" +
+                                         " --param workers=8 --param phases=1 --out-dir " +
+                                         (dir / "in").string(),
+                                     dir);
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const auto r =
+      test::run_command(test::bin("dataplane/rocelb-dp") +
+                            " replay --quiet --in 0=" + (dir / "in" / "port0.pcap").string() +
+                            " --out-dir " + (dir / "out").string() +
+                            " --set groups.uplinks.mode=bpf --set groups.uplinks.bpf.jit=false" +
+                            " --set groups.uplinks.bpf.program=" + test::bin("tests/bpf/bad_div.o"),
+                        dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t lines = 0, mentions = 0;
+  uint64_t more = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    ++lines;
+    if (line.find("division by 0") == std::string::npos) continue;
+    ++mentions;
+    if (line.rfind("rocelb: ", 0) == 0) more = std::stoull(line.substr(8));
+  }
+  EXPECT_EQ(mentions, 2u) << "the first line and one summary:\n" << r.err.substr(0, 2000);
+  EXPECT_GT(more, 1000u) << "every packet to the uplinks hit it: " << r.err;
+  EXPECT_LT(lines, 10u) << r.err.substr(0, 2000);
   fs::remove_all(dir);
 }
 
