@@ -97,27 +97,57 @@ std::string num(const Json& j) {
   return "0";
 }
 
-// A counter ending in _us, as seconds.
-std::string seconds_of_us(const Json& j) {
+// Prometheus wants base units: a counter kept in ns, us or ms is exported in
+// seconds, its name's unit suffix becoming `_seconds`. The divisor of a
+// name's unit suffix, or 0 when it has none.
+uint64_t unit_divisor(std::string_view name) {
+  for (const auto& [suffix, div] :
+       {std::pair<std::string_view, uint64_t>{"_ns", 1000000000}, {"_us", 1000000}, {"_ms", 1000}})
+    if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
+      return div;
+  return 0;
+}
+
+// v / div exactly, as a decimal with as many fraction digits as div has
+// zeros (a uint64_t count of ns fits no double exactly: no rounding here).
+std::string decimal(uint64_t v, uint64_t div) {
+  int digits = 0;
+  for (uint64_t d = div; d > 1; d /= 10) ++digits;
+  char frac[24];
+  std::snprintf(frac, sizeof frac, ".%0*llu", digits, static_cast<unsigned long long>(v % div));
+  return std::to_string(v / div) + frac;
+}
+
+// A counter's value in base units: seconds for the _ns, _us and _ms ones.
+std::string base_value(std::string_view name, const Json& j) {
+  const uint64_t div = unit_divisor(name);
+  if (!div || !j.is_number()) return num(j);
+  if (j.is_number_unsigned() || (j.is_number_integer() && j.get<int64_t>() >= 0))
+    return decimal(j.get<uint64_t>(), div);
   char b[64];
-  std::snprintf(b, sizeof(b), "%.6f", static_cast<double>(j.get<uint64_t>()) / 1e6);
+  std::snprintf(b, sizeof b, "%.9g", j.get<double>() / static_cast<double>(div));
   return b;
 }
 
-// rocelb_<scope>_<name>[_total]; `_us` → `_seconds`.
+// The help text of a counter in base units: "nanoseconds the worker slept"
+// becomes "seconds the worker slept".
+std::string base_help(std::string_view name, std::string_view help) {
+  if (!unit_divisor(name)) return std::string(help);
+  for (std::string_view unit : {"nanoseconds", "microseconds", "milliseconds"})
+    if (help.substr(0, unit.size()) == unit)
+      return "seconds" + std::string(help.substr(unit.size()));
+  return std::string(help) + " (in seconds)";
+}
+
+// rocelb_<scope>_<name>[_total]; `_ns`, `_us`, `_ms` → `_seconds`.
 std::string metric(std::string_view scope, std::string_view name, bool counter) {
   // The scope once: pfc_tx_frames in scope pfc is rocelb_pfc_tx_frames_total.
   if (name.size() > scope.size() && name.substr(0, scope.size()) == scope &&
       name[scope.size()] == '_')
     name.remove_prefix(scope.size() + 1);
   std::string n(name);
-  if (n.size() > 3 && n.compare(n.size() - 3, 3, "_us") == 0)
-    n.replace(n.size() - 3, 3, "_seconds");
+  if (unit_divisor(n)) n.replace(n.size() - 3, 3, "_seconds");
   return "rocelb_" + std::string(scope) + "_" + n + (counter ? "_total" : "");
-}
-
-bool is_us(std::string_view name) {
-  return name.size() > 3 && name.substr(name.size() - 3) == "_us";
 }
 
 }  // namespace
@@ -149,8 +179,9 @@ std::string counters_prometheus(const Json& c) {
 
   for (const CounterInfo& info : kPortCounterInfo) {
     const std::string name = metric("port", info.name, true);
-    w.family(name, info.help, true);
-    for (const auto& p : ports) w.sample(name, {{"port", port_label(p)}}, num(p.at(info.name)));
+    w.family(name, base_help(info.name, info.help), true);
+    for (const auto& p : ports)
+      w.sample(name, {{"port", port_label(p)}}, base_value(info.name, p.at(info.name)));
   }
   w.family("rocelb_port_dropped_packets_total", "packets dropped, by reason", true);
   for (const auto& p : ports)
@@ -164,31 +195,31 @@ std::string counters_prometheus(const Json& c) {
     return Labels{{"port", port_label(p)}, {"queue", std::to_string(q.at("tc").get<int>())}};
   };
   auto queue_family = [&](std::string_view key, std::string_view help, bool counter) {
-    const std::string name =
-        counter ? metric("queue", key, true) : "rocelb_queue_" + std::string(key);
-    w.family(name, help, counter);
+    const std::string name = metric("queue", key, counter);
+    w.family(name, base_help(key, help), counter);
     for (const auto& p : ports)
       for (const auto& q : p.at("queues"))
-        w.sample(name, queue_labels(p, q), num(q.at(std::string(key))));
+        w.sample(name, queue_labels(p, q), base_value(key, q.at(std::string(key))));
   };
   for (const QueueCounterInfo& info : kQueueCounters) queue_family(info.name, info.help, true);
   for (const QueueGaugeInfo& info : kQueueGauges) queue_family(info.name, info.help, false);
   for (const WredCounterInfo& info : kWredCounters) {
     const std::string name = metric("queue", info.name, true);
-    w.family(name, info.help, true);
+    w.family(name, base_help(info.name, info.help), true);
     for (const auto& p : ports)
-      for (const auto& q : p.at("queues")) w.sample(name, queue_labels(p, q), num(q.at(info.name)));
+      for (const auto& q : p.at("queues"))
+        w.sample(name, queue_labels(p, q), base_value(info.name, q.at(info.name)));
   }
 
   // PFC per (port, priority): received, then sent.
   auto pfc_family = [&](std::string_view cname, std::string_view help) {
     const std::string name = metric("pfc", cname, true);
-    w.family(name, help, true);
+    w.family(name, base_help(cname, help), true);
     for (const auto& p : ports) {
       const Json& per = p.at("pfc").at(std::string(cname));
       for (size_t prio = 0; prio < per.size(); ++prio)
         w.sample(name, {{"port", port_label(p)}, {"priority", std::to_string(prio)}},
-                 is_us(cname) ? seconds_of_us(per[prio]) : num(per[prio]));
+                 base_value(cname, per[prio]));
     }
   };
   for (const PfcRxCounterInfo& info : kPfcRxCounters) pfc_family(info.name, info.help);
@@ -198,43 +229,44 @@ std::string counters_prometheus(const Json& c) {
     const bool gauge = info.name == "storm";
     const std::string name =
         gauge ? "rocelb_pfc_watchdog_storm" : metric("pfc_watchdog", info.name, true);
-    w.family(name, info.help, !gauge);
+    w.family(name, base_help(info.name, info.help), !gauge);
     for (const auto& p : ports)
       for (const auto& q : p.at("pfc_watchdog"))
-        w.sample(name, queue_labels(p, q), num(q.at(std::string(info.name))));
+        w.sample(name, queue_labels(p, q), base_value(info.name, q.at(std::string(info.name))));
   }
 
   // Load-balancing groups and their members.
   const Json& groups = c.at("groups");
   for (const LbCounterInfo& info : kLbCounters) {
     const std::string name = metric("group", info.name, true);
-    w.family(name, info.help, true);
+    w.family(name, base_help(info.name, info.help), true);
     for (const auto& g : groups)
-      w.sample(name, {{"group", g.at("name").get<std::string>()}}, num(g.at(info.name)));
+      w.sample(name, {{"group", g.at("name").get<std::string>()}},
+               base_value(info.name, g.at(info.name)));
   }
   for (const MemberCounterInfo& info : kMemberCounters) {
     const std::string k(info.name);
     const std::string name = metric("group_member", k, true);
-    w.family(name, info.help, true);
+    w.family(name, base_help(k, info.help), true);
     for (const auto& g : groups)
       for (const auto& m : g.at("members"))
         w.sample(name,
                  {{"group", g.at("name").get<std::string>()},
                   {"member", m.at("via").get<std::string>()},
                   {"port", std::to_string(m.at("port").get<int>())}},
-                 num(m.at(k)));
+                 base_value(k, m.at(k)));
   }
 
   // Worker lcores (live only): where the cycles went.
   if (c.contains("lcores")) {
     for (const LcoreCounterInfo& info : kLcoreCounters) {
       const std::string name = metric("lcore", info.name, true);
-      w.family(name, info.help, true);
+      w.family(name, base_help(info.name, info.help), true);
       for (const auto& l : c.at("lcores"))
         w.sample(name,
                  {{"worker", std::to_string(l.at("worker").get<uint64_t>())},
                   {"lcore", std::to_string(l.at("lcore").get<int64_t>())}},
-                 num(l.at(std::string(info.name))));
+                 base_value(info.name, l.at(std::string(info.name))));
     }
     w.family("rocelb_lcore_tsc_hz", "TSC ticks per second: cycles / tsc_hz = seconds", false);
     w.sample("rocelb_lcore_tsc_hz", {}, num(c.at("tsc_hz")));

@@ -3,7 +3,9 @@
 // texts of the counter tables (counters.h, pfc/, lb/), so there is one list.
 //
 // Naming: rocelb_<scope>_<counter>, `_total` on counters, base units
-// (`_us` counters become `_seconds_total`, speeds `_bytes_per_second`).
+// (a counter kept in `_ns`, `_us` or `_ms` becomes `_seconds_total`, its
+// value exact to the unit: lcore sleep_ns is rocelb_lcore_sleep_seconds_total;
+// speeds `_bytes_per_second`). promtool check metrics accepts the text.
 // Labels: port (id), queue (class), priority, group, member (next-hop
 // address), reason (drop reason); rocelb_port_info carries the port's name.
 // Never per flow. Gauges: queue depth/watermark/limit, storm state, speed,

@@ -1,6 +1,11 @@
 // The daemon's own metrics are valid exposition text with HELP and TYPE for
 // each; and the test's exposition reader refuses what Prometheus refuses.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "control/daemon/prometheus_text.h"
 #include "prometheus_validator.h"
@@ -45,6 +50,25 @@ TEST(DaemonMetricsText, NeverAppliedIsZero) {
             std::string::npos)
       << text;
   EXPECT_TRUE(test::parse_prometheus_text(text).ok);
+}
+
+// Prometheus' own linter finds nothing in the daemon's part of /metrics
+// (names, units, _total on counters only).
+TEST(DaemonMetricsText, PromtoolCheckMetricsFindsNothing) {
+  DaemonMetrics m;
+  m.config_applies = 2;
+  m.last_apply_success_unix_s = 1767225600.5;
+  const std::string path = testing::TempDir() + "rocelbd-metrics-" + std::to_string(getpid());
+  std::ofstream(path) << format_daemon_metrics(m);
+  const std::string cmd = "promtool check metrics < " + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << out;
+  EXPECT_EQ(out, "");
+  std::remove(path.c_str());
 }
 
 TEST(PrometheusValidator, AcceptsTheFormat) {

@@ -4,6 +4,7 @@
 #include "dataplane/mgmt/counters_prometheus.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,9 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
+
+#include "dataplane/forward/lcore_stats.h"
 
 namespace rocelb {
 namespace {
@@ -19,6 +23,43 @@ Json fixture() {
   // A real replay's counters.json (with drops, ECN marks and PFC frames).
   std::ifstream f(std::string(ROCELB_SOURCE_DIR) + "/tests/ctl/golden/show_counters.json");
   return Json::parse(f);
+}
+
+// The same with what a live run adds: two worker lcores (one has slept, the
+// idle-sleep counters in ns) and the TSC rate.
+Json live_fixture() {
+  Json c = fixture();
+  Json lcores = Json::array();
+  for (uint64_t w = 0; w < 2; ++w) {
+    Json l;
+    l["worker"] = w;
+    l["lcore"] = static_cast<int64_t>(w + 1);
+    for (const LcoreCounterInfo& info : kLcoreCounters) l[std::string(info.name)] = 100 * w;
+    l["sleeps"] = 7 * w;
+    l["sleep_ns"] = w ? 1234567890123ull : 0ull;
+    lcores.push_back(l);
+  }
+  c["lcores"] = lcores;
+  c["tsc_hz"] = 2100000000ull;
+  return c;
+}
+
+// Prometheus' linter on `text`: its output ("" when it finds nothing) and exit status.
+std::pair<std::string, int> promtool(const std::string& text) {
+  const std::string path = testing::TempDir() + "rocelb-metrics-" + std::to_string(getpid());
+  {
+    std::ofstream f(path);
+    f << text;
+  }
+  const std::string cmd = "promtool check metrics < " + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {"cannot run " + cmd, -1};
+  std::string out;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  std::remove(path.c_str());
+  return {out, status};
 }
 
 TEST(CountersPrometheus, EveryLineIsExpositionFormat) {
@@ -84,21 +125,80 @@ TEST(CountersPrometheus, LabelValuesAreEscaped) {
 // Prometheus' own linter accepts the text: exposition format, naming
 // conventions, base units (tools/setup installs promtool).
 TEST(CountersPrometheus, PromtoolCheckMetricsFindsNothing) {
-  const std::string path = testing::TempDir() + "rocelb-metrics.txt";
-  {
-    std::ofstream f(path);
-    f << counters_prometheus(fixture());
+  const auto [out, status] = promtool(counters_prometheus(fixture()));
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out, "");
+}
+
+// A live switch's text has the worker lcores: their idle-sleep time is in
+// ns in counters.json and in seconds here (promtool refused
+// rocelb_lcore_sleep_ns_total: "metric names should not contain abbreviated
+// units"), exact to the nanosecond, with a help text that says seconds.
+TEST(CountersPrometheus, LcoreCountersInBaseUnits) {
+  const std::string text = counters_prometheus(live_fixture());
+  EXPECT_NE(text.find("rocelb_lcore_sleep_seconds_total{worker=\"1\",lcore=\"2\"} "
+                      "1234.567890123\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rocelb_lcore_sleep_seconds_total{worker=\"0\",lcore=\"1\"} 0.000000000\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("# HELP rocelb_lcore_sleep_seconds_total seconds the worker slept"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocelb_lcore_sleeps_total{worker=\"1\",lcore=\"2\"} 7\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocelb_lcore_busy_cycles_total{worker=\"1\",lcore=\"2\"} 100\n"),
+            std::string::npos);
+  // No name keeps a unit promtool calls abbreviated.
+  for (const char* unit : {"_ns", "_us", "_ms"}) {
+    EXPECT_EQ(text.find(std::string(unit) + "_total"), std::string::npos) << unit;
+    EXPECT_EQ(text.find(std::string(unit) + "{"), std::string::npos) << unit;
   }
-  const std::string cmd = "promtool check metrics < " + path + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  EXPECT_EQ(status, 0) << cmd << ":\n" << out;
-  EXPECT_EQ(out, "") << cmd;
-  std::remove(path.c_str());
+  const auto [out, status] = promtool(text);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out, "");
+}
+
+// What `show metrics` serves on a fabric-live switch: the counters with
+// lcores, the control socket's figures and AF_XDP ports' steering counters,
+// one text: promtool accepts it whole (names unique across the parts).
+TEST(CountersPrometheus, WholeLiveTextWithXdpPassesPromtool) {
+  ControlMetrics m;
+  m.limits.client_timeout_ns = 5'000'000'000;
+  m.limits.idle_timeout_ns = 30'000'000'000;
+  Json ports = Json::array();
+  for (uint64_t id : {0u, 4u}) {
+    auto pb = [](uint64_t n) { return Json{{"packets", n}, {"bytes", n * 1000}}; };
+    Json x;
+    x["to_switch"] = {{"rocev2", pb(40)},  {"rocev1", pb(0)},      {"mac_ctrl", pb(1)},
+                      {"neighbor", pb(2)}, {"own_address", pb(3)}, {"all", pb(0)}};
+    x["to_kernel"] = pb(8);
+    x["no_socket"] = pb(0);
+    ports.push_back({{"id", id}, {"xdp", x}});
+  }
+  const std::string text =
+      counters_prometheus(live_fixture()) + control_prometheus(m) + xdp_prometheus(ports);
+  EXPECT_NE(text.find("rocelb_port_xdp_frames_total{port=\"4\",to=\"switch\",reason=\"rocev2\"} "
+                      "40\n"),
+            std::string::npos);
+  const auto [out, status] = promtool(text);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out, "");
+}
+
+// The microsecond PFC counters: seconds, exact to the microsecond.
+TEST(CountersPrometheus, PfcMicrosecondsAsSeconds) {
+  Json c = fixture();
+  c["ports"][0]["pfc"]["xoff_asserted_us"][3] = 13870;
+  c["ports"][0]["pfc"]["pfc_rx_pause_us"][3] = 2000001;
+  const std::string text = counters_prometheus(c);
+  EXPECT_NE(text.find("rocelb_pfc_xoff_asserted_seconds_total{port=\"0\",priority=\"3\"} "
+                      "0.013870\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocelb_pfc_rx_pause_seconds_total{port=\"0\",priority=\"3\"} "
+                      "2.000001\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("# HELP rocelb_pfc_rx_pause_seconds_total seconds this priority"),
+            std::string::npos);
 }
 
 }  // namespace
