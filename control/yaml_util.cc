@@ -1,7 +1,10 @@
 #include "control/yaml_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <unordered_set>
+#include <vector>
 
 namespace rocelb {
 namespace {
@@ -67,9 +70,9 @@ std::string quote(std::string_view s) {
 std::string yaml_kind(const YAML::Node& n) {
   switch (n.Type()) {
     case YAML::NodeType::Map:
-      return "a map";
+      return n.size() == 0 ? "an empty map" : "a map";
     case YAML::NodeType::Sequence:
-      return "a list";
+      return n.size() == 0 ? "an empty list" : "a list";
     case YAML::NodeType::Scalar:
       return "a scalar";
     default:
@@ -83,6 +86,35 @@ std::string yaml_show(const YAML::Node& n) {
   // Tag "?" marks a plain (unquoted, untagged) scalar.
   if (n.Tag() == "?" && looks_bare(s)) return s;
   return quote(s);
+}
+
+std::optional<YamlKeyProblem> check_map_keys(const YAML::Node& n, std::string_view path,
+                                             std::span<const std::string_view> known) {
+  // Small maps (every map of a config) compare with the keys so far; a large
+  // one (a fabric's switches) hashes them, so a check stays linear.
+  constexpr size_t kLinearUpTo = 16;
+  std::vector<std::string_view> seen;
+  std::unordered_set<std::string_view> seen_set;
+  const bool hashed = n.size() > kLinearUpTo;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (!it->first.IsScalar())
+      return YamlKeyProblem{std::string(path),
+                            "keys must be strings, found " + yaml_kind(it->first) + " as a key"};
+    const std::string& key = it->first.Scalar();
+    if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (std::string_view k : known) {
+        if (!list.empty()) list += ", ";
+        list += k;
+      }
+      return YamlKeyProblem{join_path(path, key), "unknown key (known: " + list + ")"};
+    }
+    const bool repeated = hashed ? !seen_set.insert(key).second
+                                 : std::find(seen.begin(), seen.end(), key) != seen.end();
+    if (repeated) return YamlKeyProblem{join_path(path, key), "duplicate key"};
+    if (!hashed) seen.push_back(key);
+  }
+  return std::nullopt;
 }
 
 std::string join_path(std::string_view path, std::string_view key) {

@@ -1,9 +1,12 @@
-// Small helpers the config loader uses to talk about YAML nodes in error
+// Small helpers every YAML reader (the switch config, topologies, NIC
+// knobs, workloads, scenarios) uses to talk about YAML nodes in error
 // messages: how a value is shown (strings quoted, numbers bare), what kind of
-// node was found, and how key paths are written ("ports[0].speed"); and
-// whether a scalar is UTF-8 text.
+// node was found, and how key paths are written ("ports[0].speed"); whether
+// a scalar is UTF-8 text; and the one rule for a map's keys.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -20,8 +23,24 @@ std::string quote(std::string_view s);
 std::string yaml_show(const YAML::Node& n);
 
 // What kind of node this is, for "expected a list, found a map": "a map",
-// "a list", "null" or "a scalar".
+// "an empty map", "a list", "an empty list", "null" or "a scalar".
 std::string yaml_kind(const YAML::Node& n);
+
+// The rule every rocelb YAML file holds a map's keys to: each key a string,
+// each one of `known` (when `known` is not empty), none twice (yaml-cpp keeps
+// both entries of a repeated key and a lookup sees only the first, so a
+// repeat would silently lose the later value). The first key that breaks it,
+// in file order, as (key path, rule):
+//   (path,     "keys must be strings, found a list as a key")
+//   (path.KEY, "unknown key (known: a, b, c)")
+//   (path.KEY, "duplicate key")
+// or nullopt when every key holds. `n` must be a map.
+struct YamlKeyProblem {
+  std::string path;
+  std::string rule;
+};
+std::optional<YamlKeyProblem> check_map_keys(const YAML::Node& n, std::string_view path,
+                                             std::span<const std::string_view> known = {});
 
 // "ports" + "speed" → "ports.speed"; "" + "ports" → "ports".
 std::string join_path(std::string_view path, std::string_view key);

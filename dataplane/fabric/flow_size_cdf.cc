@@ -1,17 +1,17 @@
 #include "dataplane/fabric/flow_size_cdf.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "control/bounded_file.h"
 
 namespace rocelb {
 namespace {
 
-constexpr double kMaxBytes = 1e12;
+// The largest RDMA message (IB: 2^31 bytes), what the NIC model and the
+// generator take as one flow.
+constexpr double kMaxBytes = 2147483648.0;
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r';
@@ -70,7 +70,9 @@ FlowSizeCdf FlowSizeCdf::parse(std::string_view text, const std::string& source)
       throw fail(line_no, "cumulative value \"" + std::string(f[1]) + "\" is not a number");
     if (p.point.bytes < 0 || p.point.bytes > kMaxBytes)
       throw fail(line_no,
-                 "size " + std::string(f[0]) + " is out of range: sizes are 0 .. 1e12 bytes");
+                 "size " + std::string(f[0]) +
+                     " is out of range: sizes are 0 .. 2147483648 bytes (2 GiB, the largest RDMA "
+                     "message)");
     if (parsed.empty() && p.point.cumulative != 0)
       throw fail(line_no, "the first point's cumulative value is " + std::string(f[1]) +
                               ": it must be 0 (the distribution starts at its first size; "
@@ -114,15 +116,13 @@ FlowSizeCdf FlowSizeCdf::parse(std::string_view text, const std::string& source)
 }
 
 FlowSizeCdf FlowSizeCdf::load_file(const std::string& path) {
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw FlowSizeCdfError(path + ": cannot read the CDF file" +
-                           (errno ? std::string(": ") + std::strerror(errno) : ""));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw FlowSizeCdfError(path + ": cannot read the CDF file");
-  return parse(text.str(), path);
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxCdfFileBytes, "CDF file");
+  } catch (const BoundedFileError& e) {
+    throw FlowSizeCdfError(path + ": cannot read the CDF file: " + e.why());
+  }
+  return parse(text, path);
 }
 
 std::optional<FlowSizeCdf> FlowSizeCdf::named(std::string_view name) {

@@ -2,14 +2,16 @@
 // HPCC/ConWeave traffic generator (traffic_gen/custom_rand.py) samples it,
 // so a workload here has the flow sizes the papers' experiments had.
 //
-// File format: one point per line, "<size_bytes> <cumulative>", separated by
+// File format (a regular file of at most 1 MiB, kMaxCdfFileBytes in
+// control/bounded_file.h): one point per line, "<size_bytes> <cumulative>", separated by
 // spaces or tabs; trailing whitespace, blank lines and a missing final
 // newline are fine; nothing else (no comments, no third column). The
 // cumulative column is either percent (0..100) or a fraction (0..1): the
 // last point's y says which (100 or 1; anything else is an error). Rules,
 // the generator's own, each refused with one FlowSizeCdfError line
 // "FILE:LINE: rule":
-//   - at least two points; sizes 0 .. 1e12 bytes; numbers finite;
+//   - at least two points; sizes 0 .. 2^31 bytes (the largest RDMA message,
+//     what the NIC model sends as one flow); numbers finite;
 //   - the first point's y is 0 (no point mass at the first size: the
 //     generator refuses it too, and interpolation then starts at that size);
 //   - sizes and cumulative values increase strictly from line to line (some

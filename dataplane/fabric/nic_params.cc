@@ -26,26 +26,11 @@ class Reader {
     throw NicParamsError(where_ + ": " + path + ": " + why);
   }
 
-  // Rejects keys outside `known` (and non-scalar or repeated keys).
+  // Rejects keys outside `known` (and non-string or repeated keys).
   void keys(const YAML::Node& n, const std::string& path,
             const std::vector<std::string_view>& known) const {
     if (!n.IsMap()) fail(path, "expected a map, found " + yaml_kind(n));
-    std::vector<std::string> seen;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      if (!it->first.IsScalar()) fail(path, "keys must be scalars, found " + yaml_kind(it->first));
-      const std::string& k = it->first.Scalar();
-      if (std::find(known.begin(), known.end(), k) == known.end()) {
-        std::string list;
-        for (std::string_view s : known) {
-          if (!list.empty()) list += ", ";
-          list += s;
-        }
-        fail(join_path(path, k), "unknown key (known: " + list + ")");
-      }
-      if (std::find(seen.begin(), seen.end(), k) != seen.end())
-        fail(join_path(path, k), "duplicate key");
-      seen.push_back(k);
-    }
+    if (auto problem = check_map_keys(n, path, known)) fail(problem->path, problem->rule);
   }
 
   const std::string& scalar(const YAML::Node& n, const std::string& path, const char* what) const {

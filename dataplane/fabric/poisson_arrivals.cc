@@ -22,7 +22,8 @@ std::optional<std::vector<FabricFlow>> poisson_flows(const Topology& topo, const
                                                      uint64_t seed) {
   std::vector<FabricFlow> flows;
   const double end = double(p.duration_ns);
-  for (uint32_t src = 0; src < topo.hosts.size(); ++src) {
+  const uint32_t senders = std::min<uint64_t>(p.senders, topo.hosts.size());
+  for (uint32_t src = 0; src < senders; ++src) {
     const std::vector<uint32_t> dsts = poisson_destinations(topo, src, p.inter_leaf);
     const double mean_gap_ns =
         1e9 / poisson_rate_per_s(topo.hosts[src].speed_bps, p.load, p.cdf->mean_bytes());

@@ -11,6 +11,7 @@
 // arrival (exponential), the destination index, the size (one uniform each).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -27,6 +28,10 @@ struct PoissonParams {
   uint64_t duration_ns = 0;
   bool inter_leaf = true;  // destinations on other leaves only
   uint64_t max_flows = kDefaultMaxFlows;
+  // Only hosts below this index start flows (the others still receive):
+  // each host draws from its own stream, so the senders' flows are the
+  // same as with every host sending.
+  uint32_t senders = UINT32_MAX;
 };
 
 // Flows per second one host of this speed starts.

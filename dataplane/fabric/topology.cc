@@ -202,12 +202,7 @@ std::optional<uint32_t> Topology::host_index(std::string_view name) const {
 Topology load_topology_text(const std::string& text, const std::string& source_name,
                             const std::string& base_dir,
                             const std::vector<std::string>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw TopologyError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
-  }
+  const YAML::Node root = topology_detail::parse_document(text, source_name);
   if (root.IsMap() && root["switches"])
     return load_explicit_topology(root, source_name, base_dir, overrides);
   const ShapeReader reader(source_name);
@@ -222,19 +217,21 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
     std::filesystem::path p(s.switch_config);
     if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
     try {
-      base_text = read_config_file(p.string());
-    } catch (const ConfigError& e) {
+      base_text = topology_detail::read_file(p.string(), "config file");
+    } catch (const TopologyError& e) {
       reader.fail("switch_config", e.what());
     }
     base_name = p.string();
   }
   YAML::Node base;
   try {
-    base = YAML::Load(base_text);
-  } catch (const YAML::Exception& e) {
-    reader.fail("switch_config", base_name + ": invalid YAML: " + e.msg);
+    base = topology_detail::parse_document(base_text, base_name, kMaxSwitchConfigNodes);
+  } catch (const TopologyError& e) {
+    reader.fail("switch_config", e.what());
   }
-  if (!base.IsMap()) reader.fail("switch_config", base_name + ": a switch config is a map");
+  if (!base.IsMap())
+    reader.fail("switch_config",
+                base_name + ": a switch config is a map (found " + yaml_kind(base) + ")");
 
   Topology t;
   t.source = source_name;
@@ -282,12 +279,7 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
 }
 
 Topology load_topology_file(const std::string& path, const std::vector<std::string>& overrides) {
-  std::string text;
-  try {
-    text = read_config_file(path, "topology file");
-  } catch (const ConfigError& e) {
-    throw TopologyError(e.what());
-  }
+  const std::string text = topology_detail::read_file(path, "topology file");
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return load_topology_text(text, path, dir.empty() ? "." : dir, overrides);
 }

@@ -41,18 +41,11 @@ class ExplicitReader : public KeyReader {
       if (!root[k]) fail("", std::string("missing required key \"") + k + "\"");
     Topology t;
     t.source = source();
-    std::vector<YAML::Node> docs = switches(root["switches"], t);
-    // Overrides and configs; groups.* skips switches without groups.
-    std::vector<bool> has_groups;
-    for (const YAML::Node& d : docs) has_groups.push_back(d["groups"] && d["groups"].size() > 0);
-    const auto per = topology_detail::split_overrides(overrides, t.switches, has_groups, source());
-    for (size_t i = 0; i < t.switches.size(); ++i) {
-      t.switches[i].overrides = per[i];
-      topology_detail::load_switch(t.switches[i], docs[i], source());
-    }
+    switches(root["switches"], overrides, t);
     t.nic = topology_detail::nic_params(root, overrides, source(), &t.nic_yaml);
     links(root["links"], t);
     hosts(root["hosts"], t);
+    check_routes(t);
     // Roles: a switch with hosts is a leaf.
     std::vector<uint32_t> per_leaf(t.switches.size(), 0);
     for (const FabricHost& h : t.hosts) ++per_leaf[h.sw];
@@ -65,12 +58,16 @@ class ExplicitReader : public KeyReader {
   }
 
  private:
-  std::vector<YAML::Node> switches(const YAML::Node& n, Topology& t) const {
+  // The switches, each config read, checked and loaded with its overrides
+  // (groups.* skips a switch whose config has no groups). One switch's YAML
+  // tree at a time: a fabric of large configs holds their text, not trees.
+  void switches(const YAML::Node& n, const std::vector<std::string>& overrides, Topology& t) {
     if (!n.IsMap() || n.size() == 0)
       fail("switches", "must be a map of switch name to config file (found " + yaml_kind(n) + ")");
-    std::vector<YAML::Node> docs;
+    only(n, "switches", {});
+    std::vector<std::string> paths;
     for (auto it = n.begin(); it != n.end(); ++it) {
-      const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+      const std::string name = it->first.Scalar();
       const std::string key = "switches." + name;
       if (!good_name(name))
         fail("switches", quote(name) + ": a switch name is letters, digits, '_' and '-'");
@@ -80,26 +77,38 @@ class ExplicitReader : public KeyReader {
         if (!file["config"]) fail(key, "missing required key \"config\"");
         file = file["config"];
       }
-      const std::string path_text = scalar(file, key, "a config file path");
-      std::filesystem::path p(path_text);
+      std::filesystem::path p(scalar(file, key, "a config file path"));
       if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
+      t.switches.push_back({name, SwitchRole::kLeaf, {}, {}, {}});
+      paths.push_back(p.string());
+    }
+    // Every switch gets the lines for it; a switch without groups then drops
+    // the groups.* lines that were not addressed to it by name.
+    const std::vector<bool> all(t.switches.size(), true);
+    const auto per = topology_detail::split_overrides(overrides, t.switches, all, source());
+    for (size_t i = 0; i < t.switches.size(); ++i) {
+      FabricSwitch& sw = t.switches[i];
+      const std::string key = "switches." + sw.name;
       std::string text;
-      try {
-        text = read_config_file(p.string());
-      } catch (const ConfigError& e) {
-        fail(key, e.what());
-      }
       YAML::Node doc;
       try {
-        doc = YAML::Load(text);
-      } catch (const YAML::Exception& e) {
-        fail(key, yaml_error_where(p.string(), e) + ": invalid YAML: " + e.msg);
+        text = topology_detail::read_file(paths[i], "config file");
+        doc = topology_detail::parse_document(text, paths[i], kMaxSwitchConfigNodes);
+      } catch (const TopologyError& e) {
+        fail(key, e.what());
       }
-      if (!doc.IsMap()) fail(key, p.string() + ": a switch config is a map");
-      t.switches.push_back({name, SwitchRole::kLeaf, {}, {}, {}});
-      docs.push_back(doc);
+      if (!doc.IsMap())
+        fail(key, paths[i] + ": a switch config is a map (found " + yaml_kind(doc) + ")");
+      const bool has_groups = doc["groups"] && doc["groups"].size() > 0;
+      const std::string prefix = sw.name + ":";
+      for (const std::string& o : per[i]) {
+        const bool named =
+            std::find(overrides.begin(), overrides.end(), prefix + o) != overrides.end();
+        if (has_groups || named || !topology_detail::is_group_override(o))
+          sw.overrides.push_back(o);
+      }
+      topology_detail::load_switch(sw, doc, source());
     }
-    return docs;
   }
 
   // "leaf0:4": a port of a switch's config not taken yet.
@@ -136,12 +145,21 @@ class ExplicitReader : public KeyReader {
       FabricLink fl{a.sw, b.sw, a.port, b.port, 0, duration(l["delay"], key + ".delay")};
       const uint64_t sa = t.switches[a.sw].params.find_port(a.port)->speed_bps;
       const uint64_t sb = t.switches[b.sw].params.find_port(b.port)->speed_bps;
+      auto end = [&](const PortRef& r, uint64_t bps) {
+        return t.switches[r.sw].name + "'s port " + std::to_string(r.port) + " is " +
+               format_speed_bps(bps);
+      };
+      if (sa != sb)
+        fail(key, "the ends differ: " + end(a, sa) + ", " + end(b, sb) +
+                      ": a link has one speed (set ports[].speed in their configs)");
       fl.speed_bps = sa;
       if (l["speed"]) {
-        fl.speed_bps = speed(l["speed"], key + ".speed");
-        if (fl.speed_bps != sa || fl.speed_bps != sb)
-          fail(key + ".speed", "the ports' configs say " + format_speed_bps(sa) + " and " +
-                                   format_speed_bps(sb) + ": set ports[].speed there");
+        const uint64_t want = speed(l["speed"], key + ".speed");
+        if (want != sa)
+          fail(key + ".speed", "the link says " + format_speed_bps(want) + " but " + end(a, sa) +
+                                   " and " + end(b, sb) +
+                                   ": a port sends at its configured speed (set ports[].speed in "
+                                   "their configs)");
       }
       if (l["state"]) {
         const std::string s = scalar(l["state"], key + ".state", "up or down");
@@ -178,19 +196,91 @@ class ExplicitReader : public KeyReader {
         fail(key + ".ip", quote(ip) + ": must be an IPv4 address (the NIC model is IPv4)");
       if (!ips.insert(fh.ip.v4_host_order()).second)
         fail(key + ".ip", quote(ip) + ": another host has it");
+      const NeighborParams& nb = reachable(t, at, fh.ip, key, ip);
       if (h["mac"]) {
         const std::string mac = scalar(h["mac"], key + ".mac", "a MAC address");
         if (!parse_mac(mac, fh.mac) || fh.mac.is_multicast() || fh.mac.is_zero())
           fail(key + ".mac", quote(mac) + ": must be a unicast MAC address");
+        if (fh.mac != nb.mac)
+          fail(key + ".mac", quote(mac) + ": " + t.switches[at.sw].name + "'s neighbor " + ip +
+                                 " has MAC " + to_string(nb.mac) +
+                                 ": the switch would send the host's frames there (leave mac out "
+                                 "to take the neighbor's)");
       } else {
-        fh.mac.b = {0x02, 0x00, 0x0b, uint8_t(i >> 8), uint8_t(i), 0x02};
+        fh.mac = nb.mac;
       }
       const PortParams& p = *t.switches[at.sw].params.find_port(at.port);
       fh.gateway_mac = p.mac;
-      if (p.ipv4) fh.gateway = p.ipv4->addr;
+      fh.gateway = p.ipv4->addr;
       fh.speed_bps = p.speed_bps;
       fh.delay_ns = duration(h["delay"], key + ".delay");
       t.hosts.push_back(fh);
+    }
+  }
+
+  // The neighbor entry through which host `ip` at `at` is reached, after the
+  // rules that make a host reachable: its port has an IPv4 subnet (the
+  // host's gateway), the address lies in it, is none of the switch's own,
+  // and the switch's config has it as a neighbor on that port.
+  const NeighborParams& reachable(const Topology& t, const PortRef& at, const IpAddr& addr,
+                                  const std::string& key, const std::string& ip) const {
+    const FabricSwitch& sw = t.switches[at.sw];
+    const PortParams& p = *sw.params.find_port(at.port);
+    const std::string port = sw.name + "'s port " + std::to_string(at.port);
+    if (!p.ipv4) fail(key + ".at", port + " has no ipv4 address: a host's port is its gateway");
+    if (!p.ipv4->contains(addr))
+      fail(key + ".ip",
+           quote(ip) + ": not in the subnet of " + port + " (" + to_string(*p.ipv4) + ")");
+    for (const FabricSwitch& other : t.switches)
+      for (const PortParams& q : other.params.ports)
+        if (q.ipv4 && q.ipv4->addr == addr)
+          fail(key + ".ip", quote(ip) + ": the address of " + other.name + "'s port " +
+                                std::to_string(q.id) + " itself");
+    const NeighborParams* nb = sw.params.find_neighbor(addr);
+    if (!nb)
+      fail(key + ".ip", quote(ip) + ": " + sw.name + "'s config has no neighbor " + ip +
+                            ", so the switch could not deliver to the host (add {ip: " + ip +
+                            ", mac: MAC, port: " + std::to_string(at.port) + "} to its neighbors)");
+    if (nb->port != at.port)
+      fail(key + ".ip", quote(ip) + ": " + sw.name + "'s config has the neighbor " + ip +
+                            " on port " + std::to_string(nb->port) + ", not on port " +
+                            std::to_string(at.port));
+    return *nb;
+  }
+
+  // Every port a route leaves by (a `via` neighbor's, a group member's, a
+  // `port` route's) has a link or a host: otherwise the switch would send
+  // the route's traffic onto a port nothing is plugged into.
+  void check_routes(const Topology& t) const {
+    for (size_t s = 0; s < t.switches.size(); ++s) {
+      const FabricSwitch& sw = t.switches[s];
+      const ConfigParams& c = sw.params;
+      for (size_t k = 0; k < c.routes.size(); ++k) {
+        const RouteParams& r = c.routes[k];
+        const std::string what = "routes[" + std::to_string(k) + "] (" + to_string(r.prefix);
+        auto check = [&](uint16_t port, const std::string& how) {
+          if (taken_.count({uint32_t(s), port})) return;
+          fail("switches." + sw.name,
+               what + how + ") leaves by port " + std::to_string(port) +
+                   ", which has no link or host: list its link in links (with state: down for a "
+                   "failed one) or drop the route");
+        };
+        switch (r.target) {
+          case RouteTarget::kPort:
+            check(r.port, " to port " + std::to_string(r.port));
+            break;
+          case RouteTarget::kVia:
+            if (const NeighborParams* nb = c.find_neighbor(r.via))
+              check(nb->port, " via " + to_string(r.via));
+            break;
+          case RouteTarget::kGroup:
+            if (const GroupParams* g = c.find_group(r.group))
+              for (const GroupMemberParams& m : g->members)
+                if (const NeighborParams* nb = c.find_neighbor(m.via))
+                  check(nb->port, " to group " + r.group + ", member " + to_string(m.via));
+            break;
+        }
+      }
     }
   }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "control/bounded_file.h"
 #include "control/config_loader.h"
 #include "control/units.h"
+#include "control/yaml_document.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
 
@@ -48,19 +50,33 @@ uint64_t KeyReader::duration(const YAML::Node& n, const std::string& key) const 
 }
 
 void KeyReader::only(const YAML::Node& n, const std::string& path,
-                     const std::vector<std::string>& known) const {
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    const std::string at = path.empty() ? key : key.empty() ? path : path + "." + key;
-    fail(at, "unknown key (known: " + list + ")");
+                     const std::vector<std::string_view>& known) const {
+  if (auto problem = check_map_keys(n, path, known)) fail(problem->path, problem->rule);
+}
+
+std::string read_file(const std::string& path, const char* what) {
+  try {
+    return read_bounded_file(path, kMaxYamlFileBytes, what);
+  } catch (const BoundedFileError& e) {
+    throw TopologyError(e.what());
+  }
+}
+
+YAML::Node parse_document(const std::string& text, const std::string& source, size_t max_nodes) {
+  try {
+    return load_yaml_document(text, source, max_nodes);
+  } catch (const YamlDocumentError& e) {
+    throw TopologyError(e.what());
   }
 }
 
 bool is_nic_override(const std::string& o) {
   return o.compare(0, 3, "nic") == 0 && (o.size() == 3 || o[3] == '.' || o[3] == '=');
+}
+
+bool is_group_override(const std::string& o) {
+  return o.compare(0, 6, "groups") == 0 &&
+         (o.size() == 6 || o[6] == '.' || o[6] == '=' || o[6] == '[');
 }
 
 std::vector<std::vector<std::string>> split_overrides(const std::vector<std::string>& overrides,
@@ -84,8 +100,7 @@ std::vector<std::vector<std::string>> split_overrides(const std::vector<std::str
       continue;
     }
     if (is_nic_override(o)) continue;  // the NICs': nic_params()
-    const bool group_key = o.compare(0, 6, "groups") == 0 &&
-                           (o.size() == 6 || o[6] == '.' || o[6] == '=' || o[6] == '[');
+    const bool group_key = is_group_override(o);
     for (size_t i = 0; i < switches.size(); ++i)
       if (!(group_key && !has_groups[i])) out[i].push_back(o);
   }

@@ -1,16 +1,20 @@
 // What the two topology forms share (topology.cc: generated leaf-spine;
-// topology_explicit.cc: switches, links and hosts listed): reading scalar
-// keys with one error per rule ("FILE: KEY: rule"), routing --set lines to
-// switches and NICs, loading one switch's config. Internal to
-// rocelb_fabric. Knobs: none. Counters: none.
+// topology_explicit.cc: switches, links and hosts listed): reading a file
+// (bounded: control/bounded_file.h, control/yaml_document.h), reading
+// scalar keys with one error per rule ("FILE: KEY: rule"; a map's keys by
+// the rule of every rocelb file, check_map_keys: known, none twice),
+// routing --set lines to switches and NICs, loading one switch's config.
+// Internal to rocelb_fabric. Knobs: none. Counters: none.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
 
+#include "control/yaml_document.h"
 #include "dataplane/fabric/topology.h"
 
 namespace rocelb::topology_detail {
@@ -25,17 +29,30 @@ class KeyReader {
   uint32_t count(const YAML::Node& n, const std::string& key, uint32_t max) const;  // 1..max
   uint64_t speed(const YAML::Node& n, const std::string& key) const;                // 1M .. 1.6T
   uint64_t duration(const YAML::Node& n, const std::string& key) const;             // 0 .. 1 s
-  // Every key of map `n` (at `path`, "" for the top) is one of `known`.
+  // Every key of map `n` (at `path`, "" for the top) is one of `known`
+  // (any, when empty), none twice.
   void only(const YAML::Node& n, const std::string& path,
-            const std::vector<std::string>& known) const;
+            const std::vector<std::string_view>& known) const;
   const std::string& source() const { return source_; }
 
  private:
   std::string source_;
 };
 
+// A file a topology names (the topology itself, a switch config) as text:
+// a regular file of at most kMaxYamlFileBytes, else a TopologyError
+// "cannot read WHAT "PATH": why".
+std::string read_file(const std::string& path, const char* what);
+
+// The one YAML document of `text` (control/yaml_document.h: at most
+// `max_nodes`), else a TopologyError naming `source`.
+YAML::Node parse_document(const std::string& text, const std::string& source,
+                          size_t max_nodes = kMaxYamlNodes);
+
 // "nic.KEY=VALUE" (or "nic=..."): an override of the hosts' NICs.
 bool is_nic_override(const std::string& o);
+// "groups...=VALUE": an override that switches without groups skip.
+bool is_group_override(const std::string& o);
 
 // The --set lines for each switch, by index: "NAME:KEY=VALUE" for one
 // switch; otherwise every switch, except that groups.* skips switches

@@ -9,8 +9,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "control/config_loader.h"
+#include "control/bounded_file.h"
 #include "control/units.h"
+#include "control/yaml_document.h"
 #include "control/yaml_util.h"
 #include "dataplane/fabric/flow_size_cdf.h"
 #include "dataplane/fabric/poisson_arrivals.h"
@@ -20,16 +21,8 @@ namespace {
 
 using Node = YAML::Node;
 
-constexpr uint64_t kMaxSizeBytes = 1'000'000'000'000;     // 1 TB
-constexpr uint64_t kMaxTimeNs = 3600ull * 1'000'000'000;  // 1 h
-constexpr uint64_t kMaxRounds = 10'000;                   // incast repeat, all_to_all phases
+constexpr uint64_t kMaxRounds = 10'000;  // incast repeat, all_to_all phases
 constexpr uint32_t kMaxQpn = 0xFFFFFF;
-
-std::string join(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (const auto& n : names) out += std::string(out.empty() ? "" : ", ") + std::string(n);
-  return out;
-}
 
 // "10ms", "2us", "1500ns": the largest unit that divides exactly.
 std::string format_ns(uint64_t ns) {
@@ -46,6 +39,16 @@ std::string format_double(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
+}
+
+std::string hex(uint32_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), kDigits[v & 15]);
+    v >>= 4;
+  } while (v);
+  return "0x" + out;
 }
 
 // A decimal or 0x-hex unsigned integer that fits in 64 bits.
@@ -84,16 +87,9 @@ class Reader {
     Fields(const Reader& r, const Node& map, std::string path, std::vector<std::string_view> known)
         : r_(r), path_(std::move(path)) {
       if (!map.IsMap()) r.fail_type(path_, map, "a map");
-      for (auto it = map.begin(); it != map.end(); ++it) {
-        if (!it->first.IsScalar())
-          r.fail(path_, "keys must be strings, found " + yaml_kind(it->first) + " as a key");
-        std::string name = it->first.Scalar();
-        if (std::find(known.begin(), known.end(), name) == known.end())
-          r.fail(join_path(path_, name), "unknown key (known: " + join(known) + ")");
-        for (const auto& e : entries_)
-          if (e.first == name) r.fail(join_path(path_, name), "duplicate key");
-        entries_.emplace_back(std::move(name), it->second);
-      }
+      if (auto problem = check_map_keys(map, path_, known)) r.fail(problem->path, problem->rule);
+      for (auto it = map.begin(); it != map.end(); ++it)
+        entries_.emplace_back(it->first.Scalar(), it->second);
     }
     std::optional<Node> get(std::string_view key) const {
       for (const auto& [name, value] : entries_)
@@ -129,7 +125,9 @@ class Reader {
     uint64_t v = 0;
     std::string why;
     if (!parse_bytes(t, v, &why)) fail_value(path, n, why);
-    if (v < 1 || v > kMaxSizeBytes) fail_value(path, n, "size must be 1B .. 1TB");
+    if (v < 1 || v > kMaxFlowBytes)
+      fail_value(path, n,
+                 "size must be 1B .. 2GiB (2147483648 B, the largest RDMA message the NIC sends)");
     return v;
   }
 
@@ -138,8 +136,8 @@ class Reader {
     uint64_t v = 0;
     std::string why;
     if (!parse_duration_ns(t, v, &why)) fail_value(path, n, why);
-    if (v < lo || v > kMaxTimeNs)
-      fail_value(path, n, "must be " + (lo == 0 ? std::string("0") : format_ns(lo)) + " .. 1h");
+    if (v < lo || v > kMaxWorkloadTimeNs)
+      fail_value(path, n, "must be " + format_ns(lo) + " .. " + format_ns(kMaxWorkloadTimeNs));
     return v;
   }
 
@@ -171,7 +169,7 @@ class Reader {
   }
 
   uint64_t max_flows(const Fields& f) const {
-    if (auto n = f.get("max_flows")) return integer(*n, f.path("max_flows"), 1, 1'000'000'000);
+    if (auto n = f.get("max_flows")) return integer(*n, f.path("max_flows"), 1, kMaxGeneratedFlows);
     return kDefaultMaxFlows;
   }
 
@@ -193,6 +191,7 @@ class Reader {
   Workload poisson(const Node& root, const std::string& base_dir, uint64_t seed) const;
   Workload incast(const Node& root) const;
   Workload all_to_all(const Node& root) const;
+  void check_qps(const std::vector<FabricFlow>& flows) const;
 
   const std::string& source() const { return source_; }
 
@@ -206,6 +205,10 @@ Workload Reader::explicit_flows(const Node& root) const {
   const Node list = top.require("flows");
   if (!list.IsSequence()) fail_type("flows", list, "a list");
   if (list.size() == 0) fail("flows", "empty: list at least one flow");
+  if (list.size() > kMaxExplicitFlows)
+    fail("flows", std::to_string(list.size()) + " flows: a flows list holds at most " +
+                      std::to_string(kMaxExplicitFlows) +
+                      " (use type: poisson, incast or all_to_all for more)");
   Workload w;
   w.kind = "flows";
   uint64_t total = 0;
@@ -224,9 +227,50 @@ Workload Reader::explicit_flows(const Node& root) const {
     total += fl.size_bytes;
     w.flows.push_back(fl);
   }
+  check_qps(w.flows);
   w.description =
       "flows: " + std::to_string(w.flows.size()) + " explicit, " + format_bytes(total) + " in all";
   return w;
+}
+
+// Each flow of a host sends from its own QP (the NIC's QP carries one
+// message at a time): a given qp once per source host, and none equal to
+// the QPN a flow without one takes (default_qpn of its id, its place in
+// start order). `flows` in file order.
+void Reader::check_qps(const std::vector<FabricFlow>& flows) const {
+  std::vector<size_t> order(flows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return flows[a].start_ns < flows[b].start_ns; });
+  struct Use {
+    uint32_t src, qpn;
+    size_t index;  // in the file
+  };
+  std::vector<Use> uses(flows.size());
+  for (size_t id = 0; id < order.size(); ++id) {
+    const FabricFlow& f = flows[order[id]];
+    uses[id] = {f.src, f.qp.value_or(default_qpn(id)), order[id]};
+  }
+  std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) {
+    return a.src != b.src ? a.src < b.src : a.qpn != b.qpn ? a.qpn < b.qpn : a.index < b.index;
+  });
+  for (size_t k = 1; k < uses.size(); ++k) {
+    const Use& a = uses[k - 1];
+    const Use& b = uses[k];
+    if (a.src != b.src || a.qpn != b.qpn) continue;
+    // Blame a flow that names the qp: the later one when both do.
+    const bool b_named = flows[b.index].qp.has_value();
+    const Use& blamed = b_named ? b : a;
+    const Use& other = b_named ? a : b;
+    const std::string other_path = index_path("flows", other.index);
+    fail(index_path("flows", blamed.index) + ".qp",
+         hex(blamed.qpn) + ": " + topo_.hosts[blamed.src].name + " already sends " + other_path +
+             " on QP " + hex(blamed.qpn) +
+             (flows[other.index].qp
+                  ? ""
+                  : " (a flow without qp takes 0x100 + its place in start order)") +
+             ": a QP carries one flow, so each flow of a host needs its own qp");
+  }
 }
 
 Workload Reader::poisson(const Node& root, const std::string& base_dir, uint64_t seed) const {
@@ -331,6 +375,11 @@ Workload Reader::incast(const Node& root) const {
   if (auto n = f.get("interval")) interval = duration(*n, "interval", 1);
   if (repeat > 1 && !f.get("interval"))
     fail("", "missing required key \"interval\" (repeat is " + std::to_string(repeat) + ")");
+  // Each term is at most 10^4 x 3.6e12 ns: no overflow.
+  if (start + (repeat - 1) * interval > kMaxWorkloadTimeNs)
+    fail("interval", "the last round would start at " + format_ns(start + (repeat - 1) * interval) +
+                         ", after " + format_ns(kMaxWorkloadTimeNs) +
+                         " (start + (repeat - 1) x interval)");
   if (repeat * senders.size() > max_flows(f))
     fail("max_flows", std::to_string(repeat * senders.size()) + " flows: more than max_flows (" +
                           std::to_string(max_flows(f)) + ")");
@@ -369,6 +418,9 @@ Workload Reader::all_to_all(const Node& root) const {
   if (auto n = f.get("phases")) phases = integer(*n, "phases", 1, kMaxRounds);
   if (auto n = f.get("gap")) gap = duration(*n, "gap", 0);
   if (auto n = f.get("start")) start = duration(*n, "start", 0);
+  if (start + (phases - 1) * gap > kMaxWorkloadTimeNs)
+    fail("gap", "the phases' gaps alone would take to " + format_ns(start + (phases - 1) * gap) +
+                    ", after " + format_ns(kMaxWorkloadTimeNs) + " (start + (phases - 1) x gap)");
   const uint64_t count = phases * hosts.size() * (hosts.size() - 1);
   if (count > max_flows(f))
     fail("max_flows", std::to_string(count) + " flows: more than max_flows (" +
@@ -399,17 +451,13 @@ Workload Reader::all_to_all(const Node& root) const {
 
 Workload load_workload_text(const std::string& text, const std::string& source_name,
                             const std::string& base_dir, const Topology& topo, uint64_t seed) {
-  std::vector<Node> docs;
+  Node root;
   try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw WorkloadError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
+    root = load_yaml_document(text, source_name);
+  } catch (const YamlDocumentError& e) {
+    throw WorkloadError(e.what());
   }
   const Reader r(source_name, topo);
-  if (docs.size() > 1)
-    r.fail("", "a workload file is one YAML document (found " + std::to_string(docs.size()) +
-                   ", separated by ---)");
-  const Node root = docs.empty() ? Node() : docs.front();
   if (topo.hosts.empty()) r.fail("", "the topology has no hosts");
   if (!root.IsMap())
     r.fail("",
@@ -448,8 +496,8 @@ Workload load_workload_text(const std::string& text, const std::string& source_n
 Workload load_workload_file(const std::string& path, const Topology& topo, uint64_t seed) {
   std::string text;
   try {
-    text = read_config_file(path, "workload file");
-  } catch (const ConfigError& e) {
+    text = read_bounded_file(path, kMaxYamlFileBytes, "workload file");
+  } catch (const BoundedFileError& e) {
     throw WorkloadError(e.what());
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();

@@ -5,12 +5,15 @@
 //
 // Four forms; a file is a YAML map, unknown keys are errors.
 //
-// 1. Explicit flows: the file's only key is `flows`, a list of
+// 1. Explicit flows: the file's only key is `flows`, a list of at most
+//    kMaxExplicitFlows
 //      {src: h0, dst: h4, size: 1MB, start: 10us, qp: 0x11, sport: 49152, dscp: 26}
-//    src, dst: host names of the topology, different; size: bytes (>= 1,
-//    "4MB", "512KiB"); start: optional, default 0 ("0", "10us"); qp: optional
-//    source QPN 0..16777215; sport: optional UDP source port 1..65535;
-//    dscp: optional 0..63.
+//    src, dst: host names of the topology, different; size: bytes, 1 ..
+//    2GiB (2147483648, the largest RDMA message: "4MB", "512KiB"); start:
+//    optional, 0 .. 3600s, default 0 ("0", "10us"); qp: optional source
+//    QPN 0..16777215, one flow per QP of a host (a QP carries one message
+//    at a time; a flow without qp takes default_qpn(its id)); sport:
+//    optional UDP source port 1..65535; dscp: optional 0..63.
 // 2. type: poisson   open-loop arrivals, the HPCC/ConWeave generator's model
 //      cdf: AliStorage2019   a named distribution (AliStorage2019, WebSearch,
 //                            FbHdp2015, GoogleRPC2008, embedded) or a CDF
@@ -22,10 +25,11 @@
 //                            each host offering load / oversubscription
 //                            (hosts_per_leaf × host_speed / (spines ×
 //                            uplink_speed), when above 1)
-//      duration: 10ms        arrivals in [0, duration)
+//      duration: 10ms        arrivals in [0, duration), 1ns .. 3600s
 //      pairs: inter_leaf     destinations: inter_leaf (hosts on other leaves;
 //                            default) or any (every other host)
-//      max_flows: 2000000    optional cap; more flows is an error
+//      max_flows: 2000000    optional cap, 1 .. kMaxGeneratedFlows; more
+//                            flows is an error
 //    Each host is an independent Poisson source with rate
 //    host_speed * load / (8 * mean_bytes) flows/s; per flow it draws, from its
 //    own random stream (seed, host index), the gap to the next arrival, the
@@ -39,16 +43,22 @@
 //      size: 256KB               per sender
 //      start: 0                  optional, default 0
 //      repeat: 1                 optional: rounds (1..10000), round r starts
-//      interval: 100us           at start + r * interval (required if repeat > 1)
+//      interval: 100us           at start + r * interval (required if repeat > 1);
+//                                the last round starts by 3600s
 // 4. type: all_to_all  every ordered pair of distinct hosts, in phases
 //      hosts: all | [h0, h1, ...]  at least 2, no repeats
 //      size: 64KB                  per pair per phase
 //      phases: 4                   optional, default 1 (1..10000)
 //      gap: 2us                    optional, default 0: phase k+1 starts `gap`
 //                                  after every phase-k flow finished
-//      start: 0                    optional: when phase 0 starts
-// incast and all_to_all also take max_flows (default 2000000), checked
-// before any flow is made. A file is one YAML document.
+//      start: 0                    optional: when phase 0 starts; start +
+//                                  (phases - 1) * gap is at most 3600s
+// incast and all_to_all also take max_flows (default 2000000, at most
+// kMaxGeneratedFlows), checked before any flow is made. A file is one YAML
+// document, read through control/bounded_file.h (a regular file of at most
+// 16 MiB) and control/yaml_document.h (at most 2 M YAML nodes, no key
+// twice). Every limit the NIC model (roce_nic.h) holds a flow to is checked
+// here, at load, so a run never stops on a flow it cannot start.
 //
 // Outputs: Workload::flows sorted by (phase, start_ns) with ties in
 // generation order, ids 0.. in that order. For phase 0, start_ns is absolute;
@@ -101,6 +111,21 @@ class WorkloadError : public std::runtime_error {
 
 // The default of max_flows (poisson, incast, all_to_all).
 inline constexpr uint64_t kDefaultMaxFlows = 2'000'000;
+// The most max_flows may be: the flows of an 8K-host study (a run keeps
+// about 300 bytes per flow: 1.5 GB here).
+inline constexpr uint64_t kMaxGeneratedFlows = 5'000'000;
+// The most flows a `flows:` list may hold: yaml-cpp keeps a flow of every
+// key in about 7 KB, so 100 000 of them take 700 MB while loading.
+inline constexpr uint64_t kMaxExplicitFlows = 100'000;
+// A flow's largest size: one RDMA message (IB: at most 2^31 bytes).
+inline constexpr uint64_t kMaxFlowBytes = uint64_t{1} << 31;
+// The latest time a workload names (a start, the end of the arrivals).
+inline constexpr uint64_t kMaxWorkloadTimeNs = 3600ull * 1'000'000'000;
+// The QPN a flow without `qp` sends from (and every flow's receiving QPN):
+// 0x100 + its id, as the fabric engine numbers them (24 bits, never 0 or 1).
+inline constexpr uint32_t default_qpn(uint64_t flow_id) {
+  return static_cast<uint32_t>(0x100 + flow_id % 0xFFFE00);
+}
 
 Workload load_workload_file(const std::string& path, const Topology& topo, uint64_t seed);
 // `source_name` names the text in errors; `base_dir` is where CDF paths are

@@ -216,7 +216,7 @@ TEST(ConfigOverrideSyntax, WrongNodeKindOnTheWay) {
   EXPECT_EQ(error_of(Doc().text(), {"ports[0].speed.unit=G"}),
             "--set ports[0].speed.unit=G: ports[0].speed: \"100G\": expected a map");
   EXPECT_EQ(error_of(Doc().text(), {"qos[0]=1"}),
-            "--set qos[0]=1: qos: expected a list, found a map");
+            "--set qos[0]=1: qos: expected a list, found an empty map");
 }
 
 // ---- validation errors caused by an override name it ------------------------

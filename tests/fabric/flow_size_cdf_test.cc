@@ -140,7 +140,8 @@ TEST(FlowSizeCdf, RefusesWhatTheGeneratorRefusesWithFileLineAndRule) {
   EXPECT_EQ(cdf_error("0 0\n1e3x 100\n"), "c.txt:2: size \"1e3x\" is not a number");
   EXPECT_EQ(cdf_error("0 0\n10 nan\n"), "c.txt:2: cumulative value \"nan\" is not a number");
   EXPECT_EQ(cdf_error("-5 0\n10 100\n"),
-            "c.txt:1: size -5 is out of range: sizes are 0 .. 1e12 bytes");
+            "c.txt:1: size -5 is out of range: sizes are 0 .. 2147483648 bytes (2 GiB, the largest "
+            "RDMA message)");
   EXPECT_EQ(cdf_error("0 0\n"),
             "c.txt: 1 point(s): a CDF needs at least two lines of \"<size_bytes> <cumulative>\"");
   EXPECT_EQ(cdf_error(""),

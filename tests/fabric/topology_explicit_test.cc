@@ -118,9 +118,11 @@ TEST_F(ExplicitTopology, EachBadKeyGetsOneClearError) {
             "f.yaml: links[1].a: \"leaf0:4\": the port already has a link or a host");
   EXPECT_EQ(error_of(sw + "links:\n  - {a: leaf0:4, b: spine9:0, delay: 1us}\n" + host),
             "f.yaml: links[0].b: \"spine9:0\": no switch \"spine9\"");
-  EXPECT_EQ(error_of(sw + "links:\n  - {a: leaf0:4, b: spine0:0, delay: 1us, speed: 40G}\n" + host),
-            "f.yaml: links[0].speed: the ports' configs say 100G and 100G: set ports[].speed "
-            "there");
+  EXPECT_EQ(
+      error_of(sw + "links:\n  - {a: leaf0:4, b: spine0:0, delay: 1us, speed: 40G}\n" + host),
+      "f.yaml: links[0].speed: the link says 40G but leaf0's port 4 is 100G and spine0's port "
+      "0 is 100G: a port sends at its configured speed (set ports[].speed in their "
+      "configs)");
   EXPECT_EQ(error_of(sw + "links:\n  - {a: leaf0:4, b: spine0:0, delay: 1us, state: off}\n" + host),
             "f.yaml: links[0].state: \"off\": must be up or down");
   EXPECT_EQ(error_of(sw + link +
