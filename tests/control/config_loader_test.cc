@@ -155,7 +155,7 @@ TEST(ConfigLoader, UnreadableFile) {
     load_config_file("/");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "cannot read config file \"/\": Is a directory");
+    EXPECT_STREQ(e.what(), "cannot read config file \"/\": not a regular file (a directory)");
   }
 }
 

@@ -180,10 +180,11 @@ TEST_F(ControlLimits, ShowConfigCarriesTheMemoryEstimate) {
   ASSERT_TRUE(c.set("groups.uplinks.mode", "flowlet_random").ok);
   r = c.set("groups.uplinks.max_flows", 1048576);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error.rfind("--set groups.uplinks.max_flows=1048576: groups.uplinks.max_flows: the "
-                          "config needs about ",
-                          0),
-            0u)
+  EXPECT_EQ(
+      r.error.rfind("rocelbctl set groups.uplinks.max_flows=1048576: groups.uplinks.max_flows: the "
+                    "config needs about ",
+                    0),
+      0u)
       << r.error;
   EXPECT_NE(r.error.find("with 1 worker"), std::string::npos) << r.error;
   r = c.show("config");
