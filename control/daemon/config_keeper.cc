@@ -1,28 +1,18 @@
 #include "control/daemon/config_keeper.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
+#include "control/bounded_file.h"
 #include "control/config_loader.h"
 
 namespace rocelb {
 
 ConfigRead ConfigKeeper::read() const {
   ConfigRead r;
-  std::ifstream f(path_, std::ios::binary);
-  if (!f) {
-    r.error = path_ + ": cannot read: " + std::strerror(errno);
+  try {
+    r.text = read_bounded_file(path_, kMaxYamlFileBytes, "config file");
+  } catch (const BoundedFileError& e) {
+    r.error = path_ + ": cannot read: " + e.why();
     return r;
   }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
-    r.error = path_ + ": cannot read: " + std::strerror(errno);
-    return r;
-  }
-  r.text = ss.str();
   try {
     load_config_text(r.text, path_);
   } catch (const ConfigError& e) {

@@ -141,7 +141,8 @@ TEST(CtlCommands, UnreadableConfigFileIsAUsageErrorNamingIt) {
             "rocelbctl: config apply " + (dir / "nope.yaml") + ": No such file or directory\n");
   const CtlRun directory = ctl({"config", "apply", dir / ""});
   EXPECT_EQ(directory.code, kCtlExitUsage);
-  EXPECT_NE(directory.err.find("Is a directory"), std::string::npos) << directory.err;
+  EXPECT_NE(directory.err.find("not a regular file (a directory)"), std::string::npos)
+      << directory.err;
 }
 
 TEST(CtlCommands, CannotConnectExits3NamingTheSocket) {

@@ -199,7 +199,7 @@ TEST(ScenarioRules, YamlSyntaxAndFiles) {
   EXPECT_EQ(msg.rfind("scenario.yaml:", 0), 0u) << msg;
   EXPECT_NE(msg.find("invalid YAML"), std::string::npos) << msg;
   EXPECT_EQ(scenario_error("a: 1\n---\nb: 2\n"),
-            "scenario.yaml: expected one YAML document, found 2");
+            "scenario.yaml: expected one YAML document, found more (separated by ---)");
   try {
     load_scenario_file("/nonexistent/x.yaml", default_config());
     FAIL() << "no error";

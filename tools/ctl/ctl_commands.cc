@@ -1,14 +1,12 @@
 #include "tools/ctl/ctl_commands.h"
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <optional>
 #include <ostream>
 #include <thread>
 
+#include "control/bounded_file.h"
 #include "control/control_client.h"
 #include "tools/ctl/fabric_sockets.h"
 #include "tools/ctl/show_format.h"
@@ -31,25 +29,15 @@ struct CtlArgs {
   uint64_t count = 0;
 };
 
-// The whole file, or nullopt with errno's text in *why.
+// The whole file (a regular file of at most kMaxYamlFileBytes:
+// control/bounded_file.h), or nullopt with the reason in *why.
 std::optional<std::string> read_whole_file(const std::string& path, std::string* why) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    *why = std::strerror(errno);
+  try {
+    return read_bounded_file(path, kMaxYamlFileBytes, "config file");
+  } catch (const BoundedFileError& e) {
+    *why = e.why();
     return std::nullopt;
   }
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f);
-  const int saved = errno;
-  std::fclose(f);
-  if (failed) {
-    *why = std::strerror(saved);
-    return std::nullopt;
-  }
-  return text;
 }
 
 // Requests of one invocation, and how their failures map to exit codes.

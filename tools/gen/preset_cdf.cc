@@ -18,8 +18,6 @@ constexpr PresetParamSpec kParams[] = {
     {"remotes", "16", "receivers behind the spines, 1..250"},
     {"mtu", "1024", "RoCE path MTU: 256, 512, 1024, 2048 or 4096"},
 };
-constexpr uint64_t kMaxFlows = 1'000'000;
-
 ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   const auto hosts = host_ports(ctx.config);
   if (hosts.empty()) a.fail("hosts", "the switch config has no host port");
@@ -38,9 +36,9 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   const auto mtu = static_cast<uint32_t>(a.uint("mtu", 256, 4096));
   if (mtu & (mtu - 1)) a.fail("mtu", "mtu must be one of 256, 512, 1024, 2048, 4096");
 
-  // Senders on leaf 0, receivers on leaf 1; only the senders' flows are kept
-  // (each host draws from its own stream, so the receivers' draws change
-  // nothing here).
+  // Senders on leaf 0, receivers on leaf 1; only the senders draw flows
+  // (each host draws from its own stream, so the receivers' draws would
+  // change nothing here).
   Topology topo;
   for (uint32_t i = 0; i < n_hosts + remotes; ++i) {
     FabricHost h;
@@ -53,9 +51,12 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   pp.load = load;
   pp.duration_ns = duration;
   pp.inter_leaf = true;
-  pp.max_flows = kMaxFlows;
+  pp.max_flows = kMaxScenarioFlows;
+  pp.senders = n_hosts;
   auto flows = poisson_flows(topo, pp, ctx.seed);
-  if (!flows) a.fail("duration", "more than 1000000 flows: lower duration or load");
+  if (!flows)
+    a.fail("duration", "more than " + std::to_string(kMaxScenarioFlows) +
+                           " flows, what a scenario holds: lower duration or load");
 
   ScenarioParams sc;
   WorkloadRandom rng(ctx.seed, 0xcdf);

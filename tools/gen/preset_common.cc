@@ -51,6 +51,12 @@ void PresetArgs::fail(std::string_view name, const std::string& rule) const {
   throw PresetError(where + ": " + rule + " (preset " + preset_ + ")");
 }
 
+void PresetArgs::check_flows(std::string_view name, uint64_t flows, const std::string& how) const {
+  if (flows > kMaxScenarioFlows)
+    fail(name, std::to_string(flows) + " flows (" + how + "): a scenario holds at most " +
+                   std::to_string(kMaxScenarioFlows));
+}
+
 const std::string& PresetArgs::text(std::string_view name) const {
   return find(name).value;
 }

@@ -53,6 +53,10 @@ class PresetArgs {
   const std::string& text(std::string_view name) const;
   bool is(std::string_view name, std::string_view value) const { return text(name) == value; }
   [[noreturn]] void fail(std::string_view name, const std::string& rule) const;
+  // Refuses, before anything is built, a preset run that would make more
+  // than kMaxScenarioFlows flows (the scenario it writes could not be read
+  // back): "N flows (HOW): a scenario holds at most 50000", blaming `name`.
+  void check_flows(std::string_view name, uint64_t flows, const std::string& how) const;
 
   const std::string& preset() const { return preset_; }
   // "NAME=VALUE ..." of every parameter, defaults included, in spec order.

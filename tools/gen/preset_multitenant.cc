@@ -13,7 +13,7 @@ constexpr PresetParamSpec kParams[] = {
     {"elephants", "4", "tenant 0's long transfers, 1..64"},
     {"elephant", "1MiB", "bytes of each elephant message"},
     {"elephant_messages", "8", "messages per elephant, back to back"},
-    {"mice", "200", "short transfers per mouse tenant, 1..100000"},
+    {"mice", "200", "short transfers per mouse tenant, 1..50000; all flows <= 50000"},
     {"mouse_min", "1KiB", "smallest mouse"},
     {"mouse_max", "64KiB", "largest mouse"},
     {"duration", "1ms", "mice arrive in [0, duration)"},
@@ -38,7 +38,7 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   const auto elephants = static_cast<uint32_t>(a.uint("elephants", 1, 64));
   const uint64_t elephant = a.bytes("elephant", 1, 1ull << 31);
   const auto elephant_messages = static_cast<uint32_t>(a.uint("elephant_messages", 1, 100000));
-  const uint64_t mice = a.uint("mice", 1, 100000);
+  const uint64_t mice = a.uint("mice", 1, kMaxScenarioFlows);
   const uint64_t mouse_min = a.bytes("mouse_min", 1, 1ull << 31);
   const uint64_t mouse_max = a.bytes("mouse_max", 1, 1ull << 31);
   if (mouse_max < mouse_min) a.fail("mouse_max", "mouse_max must be at least mouse_min");
@@ -46,6 +46,9 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   const auto mtu = static_cast<uint32_t>(a.uint("mtu", 256, 4096));
   if (mtu & (mtu - 1)) a.fail("mtu", "mtu must be one of 256, 512, 1024, 2048, 4096");
   if (hosts.empty()) a.fail("tenants", "the switch config has no host port");
+  a.check_flows("mice", elephants + (tenants - 1) * mice,
+                std::to_string(elephants) + " elephants + " + std::to_string(tenants - 1) +
+                    " tenants x " + std::to_string(mice) + " mice");
 
   ScenarioParams sc;
   WorkloadRandom rng(ctx.seed, 0x7e4a);

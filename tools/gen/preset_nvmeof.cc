@@ -12,7 +12,7 @@ constexpr PresetParamSpec kParams[] = {
     {"hosts", "auto", "initiators, one per host port (auto: every host port)"},
     {"targets", "2", "storage targets behind the spines, 1..64"},
     {"mix", "read-heavy", "read-heavy (70% reads) or write-heavy (30% reads)"},
-    {"ios", "32", "I/Os per initiator, 1..100000"},
+    {"ios", "32", "I/Os per initiator, 1..100000; ios x initiators x 4 <= 50000 flows"},
     {"io_min", "4KiB", "smallest I/O (sizes are powers of two times io_min)"},
     {"io_max", "128KiB", "largest I/O, at most 1MiB"},
     {"load", "0.5", "average share of an initiator's link its I/O data uses, 0.001..1"},
@@ -85,6 +85,11 @@ ScenarioParams Builder::run() {
   const uint64_t latency = a_.duration("latency", 0, 1'000'000'000);
   mtu_ = static_cast<uint32_t>(a_.uint("mtu", 256, 4096));
   if (mtu_ & (mtu_ - 1)) a_.fail("mtu", "mtu must be one of 256, 512, 1024, 2048, 4096");
+  // A write is four messages (command, READ request, READ response,
+  // response), a read three: bound by four before drawing any.
+  a_.check_flows("ios", ios * n_hosts * 4,
+                 "up to 4 per I/O, " + std::to_string(ios) + " I/Os x " + std::to_string(n_hosts) +
+                     " initiators");
 
   uint32_t sizes = 1;  // io_min << 0 .. io_min << (sizes - 1)
   while ((io_min << sizes) <= io_max) ++sizes;

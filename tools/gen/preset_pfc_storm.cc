@@ -55,6 +55,10 @@ ScenarioParams build(const PresetArgs& a, PresetContext& ctx) {
   p.start_ns = start;
   p.interval_ns = interval;
   p.count = std::max<uint64_t>(1, duration / interval);
+  if (p.count > kMaxPfcFrames)
+    a.fail("interval", "duration / interval is " + std::to_string(p.count) +
+                           " PFC frames: a PFC source sends at most " +
+                           std::to_string(kMaxPfcFrames));
   sc.pfc.push_back(p);
 
   std::optional<uint8_t> dscp;

@@ -1,17 +1,17 @@
 #include "tools/gen/scenario.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
 
+#include "control/bounded_file.h"
 #include "control/units.h"
+#include "control/yaml_document.h"
 #include "control/yaml_util.h"
 #include "pfc/pfc_frame.h"
 
@@ -36,7 +36,6 @@ constexpr uint64_t kMaxFrameOverheadBytes = 14 + 4 + 40 + 8 + 12 + 16 + 3 + 4 + 
 constexpr uint16_t kRandomSportLow = 49152;
 constexpr size_t kMaxNameLength = 64;
 
-constexpr uint64_t kMaxPfcFrames = 10'000'000;
 constexpr uint64_t kMaxVid = 4094;
 
 constexpr std::string_view kTopKeys[] = {"base_time", "seed", "flows", "pfc"};
@@ -46,16 +45,6 @@ constexpr std::string_view kFlowKeys[] = {"name",    "in_port", "src",     "dst"
                                           "rate",    "start",   "gap",     "copies",   "psn"};
 constexpr std::string_view kPfcKeys[] = {"name",  "in_port",  "priorities", "quanta",
                                          "start", "interval", "count"};
-
-template <size_t N>
-std::string list_names(const std::string_view (&names)[N]) {
-  std::string out;
-  for (auto n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
-}
 
 bool valid_name(std::string_view s) {
   if (s.empty() || s.size() > kMaxNameLength) return false;
@@ -141,18 +130,9 @@ class Reader {
   std::vector<std::pair<std::string, Node>> entries(const Node& n, const std::string& path,
                                                     const std::string_view (&known)[N]) const {
     if (!n.IsMap()) fail_type(path, n, "a map");
+    if (auto problem = check_map_keys(n, path, known)) fail(problem->path, problem->rule);
     std::vector<std::pair<std::string, Node>> out;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      if (!it->first.IsScalar())
-        fail(path, "keys must be strings, found " + yaml_kind(it->first) + " as a key");
-      std::string key = it->first.Scalar();
-      std::string at = join_path(path, key);
-      if (std::find(std::begin(known), std::end(known), key) == std::end(known))
-        fail(at, "unknown key (known: " + list_names(known) + ")");
-      for (const auto& e : out)
-        if (e.first == key) fail(at, "duplicate key");
-      out.emplace_back(std::move(key), it->second);
-    }
+    for (auto it = n.begin(); it != n.end(); ++it) out.emplace_back(it->first.Scalar(), it->second);
     return out;
   }
 
@@ -222,15 +202,24 @@ ScenarioParams Reader::run(const Node& root, std::optional<uint64_t> seed_overri
   const Node& flows = *flows_entry;
   if (!flows.IsSequence()) fail_type("flows", flows, "a non-empty list");
   if (flows.size() == 0) fail("flows", "must list at least one flow");
+  if (flows.size() > kMaxScenarioFlows)
+    fail("flows", std::to_string(flows.size()) + " flows: a scenario holds at most " +
+                      std::to_string(kMaxScenarioFlows) +
+                      " (use messages and copies for more traffic per flow)");
 
+  // Named flows by name, for the duplicate rule: one look-up per flow.
+  std::unordered_map<std::string, size_t> names;
+  sc.flows.reserve(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
     std::string path = index_path("flows", i);
     bool named = false;
     FlowParams f = parse_flow(flows[i], path, i, named);
-    for (size_t j = 0; j < sc.flows.size() && named; ++j)
-      if (sc.flows[j].name == f.name)
-        fail(path + ".name",
-             quote(f.name) + ": duplicate flow name (also " + index_path("flows", j) + ")");
+    if (named) {
+      const auto [it, fresh] = names.try_emplace(f.name, i);
+      if (!fresh)
+        fail(path + ".name", quote(f.name) + ": duplicate flow name (also " +
+                                 index_path("flows", it->second) + ")");
+    }
     sc.flows.push_back(std::move(f));
   }
 
@@ -478,16 +467,12 @@ uint64_t ScenarioParams::total_packets() const {
 ScenarioParams load_scenario_text(const std::string& yaml_text, const std::string& source_name,
                                   const ConfigParams& config,
                                   std::optional<uint64_t> seed_override) {
-  std::vector<Node> docs;
+  Node root;
   try {
-    docs = YAML::LoadAll(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
+    root = load_yaml_document(yaml_text, source_name);
+  } catch (const YamlDocumentError& e) {
+    throw ScenarioError(e.what());
   }
-  if (docs.size() > 1)
-    throw ScenarioError(source_name + ": expected one YAML document, found " +
-                        std::to_string(docs.size()));
-  Node root = docs.empty() ? Node(YAML::NodeType::Null) : docs[0];
   try {
     return Reader(source_name, config).run(root, seed_override);
   } catch (const YAML::Exception& e) {
@@ -497,16 +482,13 @@ ScenarioParams load_scenario_text(const std::string& yaml_text, const std::strin
 
 ScenarioParams load_scenario_file(const std::string& path, const ConfigParams& config,
                                   std::optional<uint64_t> seed_override) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    throw ScenarioError("cannot read scenario file " + quote(path) + ": " +
-                        (err ? std::strerror(err) : "open failed"));
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxYamlFileBytes, "scenario file");
+  } catch (const BoundedFileError& e) {
+    throw ScenarioError(e.what());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError("cannot read scenario file " + quote(path));
-  return load_scenario_text(text.str(), path, config, seed_override);
+  return load_scenario_text(text, path, config, seed_override);
 }
 
 }  // namespace rocelb

@@ -8,7 +8,7 @@
 // Schema (defaults in brackets):
 //   base_time  pcap time of t=0, a duration since the epoch [1767225600s]
 //   seed       seeds std::mt19937_64 for random choices [1]
-//   flows      non-empty list of:
+//   flows      non-empty list of at most kMaxScenarioFlows:
 //     name     label [flow<i>];  in_port  switch port (required)
 //     src, dst IPv4 or IPv6 of one family (required)
 //     sport    UDP source port or "random" [49152];  dest_qp [0x11];  src_qp
@@ -30,6 +30,9 @@
 //     start [0];  interval  time between frames, 1ns.. [100us];  count [1]
 //     (source MAC: the configured neighbor on in_port, else
 //     02:00:00:00:ff:<in_port>)
+// A scenario file is one YAML document, read through control/bounded_file.h
+// (a regular file of at most 16 MiB) and control/yaml_document.h (at most
+// 2 M YAML nodes, no key twice); it makes at most 100 000 000 packets.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +53,11 @@ class ScenarioError : public std::runtime_error {
 
 inline constexpr uint64_t kDefaultBaseTimeNs = 1'767'225'600ull * 1'000'000'000ull;  // 2026-01-01
 inline constexpr uint64_t kDefaultScenarioSeed = 1;
+// Flows in one scenario: what a 16 MiB file of preset flows holds (about
+// 200 bytes each), and about 600 MB of YAML nodes while it loads.
+inline constexpr uint64_t kMaxScenarioFlows = 50'000;
+// Frames of one PFC source (pfc[].count).
+inline constexpr uint64_t kMaxPfcFrames = 10'000'000;
 
 enum class RoceOp : uint8_t { kWrite, kSend, kReadRequest, kReadResponse };
 
