@@ -145,6 +145,7 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
   uint32_t nh_local = add_nexthop(*sc, NextHop{NextHopKind::kLocal, 0, {}, 0});
 
   std::array<bool, kMaxPorts> port_has_group{};
+  std::vector<std::pair<BpfParams, std::shared_ptr<const LbBpfProgram>>> fresh;
   for (const auto& g : params.groups) {
     GroupConfig gc;
     gc.name = g.name;
@@ -156,11 +157,15 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill || g.mode == LbMode::kBpf;
     if (g.mode == LbMode::kBpf) {
       gc.spec.bpf = loaded_policy(previous, g, reload);
+      // Groups that name the same policy in this build share one load.
+      for (const auto& [bp, prog] : fresh)
+        if (!gc.spec.bpf && bp == g.bpf) gc.spec.bpf = prog;
       // Loaded (libbpf) and validated and compiled (rte_bpf) here, on the
       // thread that builds the config: a refusal leaves the running config.
       if (!gc.spec.bpf) try {
           gc.spec.bpf =
               load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit, g.bpf.validation_steps);
+          fresh.emplace_back(g.bpf, gc.spec.bpf);
         } catch (const BpfPolicyError& e) {
           const std::string key = "groups." + g.name + ".bpf.program";
           throw ConfigError(
