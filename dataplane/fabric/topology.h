@@ -26,8 +26,11 @@
 // Overrides ("--set"): "KEY.PATH=VALUE" goes to every switch (spines, which
 // have no group, skip groups.*), "NAME:KEY.PATH=VALUE" to switch NAME only,
 // "nic.KEY.PATH=VALUE" to every host's NIC.
-// Errors (TopologyError) name the file, the key path and the rule; a switch
-// config the loader refuses names the switch ("fabric.yaml: leaf0: ...").
+// Files are regular files of at most 16 MiB, one YAML document of at most
+// 2 M nodes (3 M for a switch_config), no key twice (control/bounded_file.h,
+// control/yaml_document.h). Errors (TopologyError) name the file, the key
+// path and the rule; a switch config the loader refuses names the switch
+// ("fabric.yaml: leaf0: ...").
 #pragma once
 
 #include <cstdint>

@@ -8,20 +8,29 @@
 //                               whose config has no groups skips them)
 //   links:
 //     - {a: leaf0:4, b: spine0:0, delay: 1us}           both ports in their
-//     - {a: leaf0:5, b: spine1:0, delay: 5us, state: down}  configs; speed
-//                               optional and, if given, equal to both
-//                               ports' configured speeds; state up|down
-//                               (down: both ends' links are down all run)
+//     - {a: leaf0:5, b: spine1:0, delay: 5us, state: down}  configs, at one
+//                               configured speed; speed optional and, if
+//                               given, equal to it; state up|down (down:
+//                               both ends' links are down all run)
 //   hosts:
-//     - {name: h0, at: leaf0:0, ip: 10.0.0.2, delay: 1us}   mac optional
-//                               (default 02:00:0b:HH:HH:02 from the host's
-//                               index); speed: the switch port's; gateway:
-//                               that port's MAC and IPv4 address
+//     - {name: h0, at: leaf0:0, ip: 10.0.0.2, delay: 1us}   the port has an
+//                               IPv4 subnet (the host's gateway: its MAC and
+//                               address), ip lies in it, is no switch port's
+//                               own address, and is a neighbor of the
+//                               switch on that port; mac optional (default:
+//                               that neighbor's; another is refused);
+//                               speed: the switch port's
 //   nic: {...}                the hosts' NICs (nic_params.h)
 //
-// A port takes one link or one host. Names: switches and hosts are
-// letters, digits, '_' and '-'. Errors name the file, the key path
-// (links[2].b) and the rule. Knobs and counters: none.
+// A port takes one link or one host, and every port a route leaves by (a
+// `via` neighbor's, a group member's, a `port` route's) needs one: a failed
+// link is listed with state: down, not left out. Names: switches and hosts
+// are letters, digits, '_' and '-', none twice. Files: the topology and
+// each switch config are regular files of at most 16 MiB, no key twice
+// (control/bounded_file.h, control/yaml_document.h); each switch's YAML is
+// loaded, validated and dropped in turn. Errors name the file, the key path
+// (links[2].b, switches.leaf0: routes[0]) and the rule. Knobs and
+// counters: none.
 #pragma once
 
 #include <string>

@@ -10,6 +10,8 @@
 // average a sender offers `load` of its link, all of it over the uplinks.
 // Knobs [defaults]: cdf [WebSearch], load [0.5], duration [5ms], hosts [all
 // host ports], remotes [16], mtu [1024].
+// Limit: the senders' flows at most kMaxScenarioFlows (the draws stop at
+// the first one over); only the senders draw.
 // Random (--seed): arrivals, sizes, destinations (the fabric generator's
 // streams, one per host), and each flow's UDP source port.
 #pragma once

@@ -11,6 +11,8 @@
 // Knobs [defaults]: by vlan|dscp [vlan], tenants [2], elephants [4],
 // elephant [1MiB], elephant_messages [8], mice [200 per mouse tenant],
 // mouse_min [1KiB], mouse_max [64KiB], duration [1ms], mtu [1024].
+// Limit: elephants + (tenants - 1) x mice at most kMaxScenarioFlows,
+// checked before any flow is made.
 // Random (--seed): the mice's start times, sizes and sources, every flow's
 // UDP source port.
 #pragma once

@@ -20,6 +20,8 @@
 // read-heavy|write-heavy [read-heavy: 70% reads; write-heavy: 30%], ios [32
 // per host], io_min [4KiB], io_max [128KiB], load [0.5], latency [5us], mtu
 // [1024], group [uplinks].
+// Limit: ios x hosts x 4 (a write's four messages) at most kMaxScenarioFlows,
+// checked before any I/O is drawn.
 // Random (--seed): arrival times, targets, sizes, reads or writes, UDP source
 // ports.
 #pragma once

@@ -11,6 +11,7 @@
 // [65535], interval [100us: well inside 65535 quanta at 100G, 335us],
 // start [100us], duration [auto: 2 x detection_time], senders [1], message
 // [64KiB], every [1ms], mtu [1024].
+// Limit: duration / interval at most kMaxPfcFrames storm frames.
 // Nothing random: --seed only changes the seed written in the YAML.
 #pragma once
 
