@@ -482,7 +482,7 @@ class DirectoryAndFileTest(Hostile):
 class OptionsTest(Hostile):
     def test_bad_options_are_one_line(self):
         d = self.run_dir()
-        self.refused([d, "--top", "-1"], "--top -1: must be 1 .. 1000")
+        self.refused([d, "--top", "-1"], "--top -1: must be 1 .. 1000 (0: the defaults)")
         self.refused([d, "--top", "x"], "--top", "invalid int value")
         self.refused([d, "--max-input", "lots"], "--max-input 'lots': not a size")
         self.refused([d, "--frobnicate"], "unrecognized arguments: --frobnicate")

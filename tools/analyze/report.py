@@ -152,14 +152,14 @@ def _args(argv):
     p.add_argument("--table", action="store_true",
                    help="also print the runs' summary table (imbalance, p99 sojourn, ...)")
     p.add_argument("--top", type=int, default=0,
-                   help="series per plot, 1 .. %d (default: 16 uplinks, 8 queues, 24 PFC rows)"
+                   help="series per plot, 1 .. %d (default 0: 16 uplinks, 8 queues, 24 PFC rows)"
                    % MAX_TOP)
     p.add_argument("--max-input", metavar="SIZE", default=None,
                    help="the largest input file read (default %s; e.g. 8GiB)" %
                    limits.human_bytes(limits.MAX_INPUT_BYTES))
     args = p.parse_args(argv)
     if not 0 <= args.top <= MAX_TOP:
-        p.error("--top %d: must be 1 .. %d" % (args.top, MAX_TOP))
+        p.error("--top %d: must be 1 .. %d (0: the defaults)" % (args.top, MAX_TOP))
     args.max_input_bytes = limits.MAX_INPUT_BYTES
     if args.max_input is not None:
         try:
