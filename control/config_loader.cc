@@ -286,15 +286,10 @@ class Validator {
   template <typename Fn>
   void for_each_entry(const Node& n, const std::string& path, Fn fn) const {
     expect_map(n, path);
-    std::vector<std::string> seen;
+    if (auto problem = check_map_keys(n, path)) fail(problem->path, problem->rule);
     for (auto it = n.begin(); it != n.end(); ++it) {
-      if (!it->first.IsScalar())
-        fail(path, "keys must be scalars, found " + yaml_kind(it->first) + " as a key");
       const std::string& key = it->first.Scalar();
-      std::string entry = join_path(path, key);
-      if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(entry, "duplicate key");
-      seen.push_back(key);
-      fn(key, it->second, entry);
+      fn(key, it->second, join_path(path, key));
     }
   }
 
@@ -454,16 +449,10 @@ Fields::Fields(const Validator& v, const Node& node, std::string path,
                std::vector<std::string_view> known)
     : v_(v), path_(std::move(path)) {
   v.expect_map(node, path_);
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    if (!it->first.IsScalar())
-      v.fail(path_, "keys must be strings, found " + yaml_kind(it->first) + " as a key");
-    std::string name = it->first.Scalar();
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      v.fail(join_path(path_, name), "unknown key (known: " + join_names(known) + ")");
-    for (const auto& e : entries_)
-      if (e.first == name) v.fail(join_path(path_, name), "duplicate key");
-    entries_.emplace_back(std::move(name), it->second);
-  }
+  // The rule of every rocelb YAML file (yaml_util.h): known keys, none twice.
+  if (auto problem = check_map_keys(node, path_, known)) v.fail(problem->path, problem->rule);
+  for (auto it = node.begin(); it != node.end(); ++it)
+    entries_.emplace_back(it->first.Scalar(), it->second);
 }
 
 Node Fields::require(std::string_view key) const {
