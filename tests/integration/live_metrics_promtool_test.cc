@@ -6,7 +6,9 @@
 // counters once reached /metrics as rocelb_lcore_sleep_ns_total, which
 // promtool refuses ("metric names should not contain abbreviated units").
 // Here the whole text passes `promtool check metrics`, and the time the
-// workers slept is there in seconds, agreeing with `show lcores`' ns.
+// workers slept is there in seconds, agreeing with `show lcores`' ns. The
+// same on a switch shaped as tools/fabric-live runs them (an AF_XDP port
+// with XDP steering), whose text adds the steering counters.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -157,6 +159,52 @@ TEST_F(LiveMetricsPromtool, TwoWorkersTextPassesPromtool) {
 
   const auto r = run_->stop();
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A switch as tools/fabric-live runs it: an AF_XDP port with rocelb's XDP
+// steering (on a veth, in private network, mount and PID namespaces so it
+// collides with nothing), the other ports net_null, two workers. Its text
+// adds the XDP steering counters; promtool accepts the whole of it.
+TEST_F(LiveMetricsPromtool, AfXdpSwitchTextPassesPromtool) {
+  ASSERT_EQ(access("/usr/bin/promtool", X_OK), 0) << "tools/setup installs promtool";
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (veth, AF_XDP)";
+  if (test::run_command("command -v unshare && command -v ip", dir_).exit_code != 0)
+    GTEST_SKIP() << "needs unshare(1) and ip(8)";
+  const std::string dp = test::bin("dataplane/rocelb-dp"), ctl = test::bin("tools/rocelbctl");
+  const fs::path text_file = dir_ / "metrics.txt";
+  std::string nulls;
+  for (int p = 1; p < 8; ++p)
+    nulls +=
+        " --set ports[" + std::to_string(p) + "].device=net_null" + std::to_string(p) + ",no-rx=1";
+  std::ofstream(dir_ / "run.sh")
+      << "set -euo pipefail\n"
+         "mount -t tmpfs rocelb-test /run\n"
+         "ip link set lo up\n"
+         "ip link add s0 type veth peer name h0\n"
+         "ip link set s0 up; ip link set h0 up\n"
+      << dp << " run --set ports[0].device=net_af_xdp0,iface=s0 --set ports[0].xdp_steering=roce"
+      << nulls << " --idle-sleep-max 200us -- --lcores 0@0,1@1,2@0 &\n"
+      << "sw=$!\n"
+         "timeout 60 sh -c 'until "
+      << ctl << " show ports >/dev/null 2>&1; do sleep 0.2; done'\n"
+      << "ping -c 2 -W 1 -I h0 10.0.0.1 >/dev/null 2>&1 || true\n"  // frames for the program
+      << ctl << " show metrics >" << text_file.string() << "\n"
+      << "kill $sw; wait $sw\n";
+  const auto r = test::run_command(
+      "timeout -k 5 120 unshare --mount --net --pid --fork --kill-child --mount-proc "
+      "--propagation private bash " +
+          (dir_ / "run.sh").string(),
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string text = test::read_file(text_file);
+  EXPECT_NE(text.find("rocelb_port_xdp_frames_total{port=\"0\",to=\"switch\",reason=\"rocev2\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rocelb_lcore_sleep_seconds_total{worker=\"1\""), std::string::npos);
+  const auto lint =
+      test::run_command("sh -c 'promtool check metrics < " + text_file.string() + "'", dir_);
+  EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+  EXPECT_EQ(lint.out + lint.err, "");
 }
 
 }  // namespace
