@@ -8,14 +8,18 @@
 #include <iostream>
 #include <thread>
 
+#include "common/cli_uint.h"
 #include "control/config_loader.h"
 #include "control/control_server.h"
+#include "control/human_units.h"
 #include "control/units.h"
 #include "dataplane/engines/eal.h"
 #include "dataplane/engines/fabric_engine.h"
+#include "dataplane/engines/fabric_memory.h"
 #include "dataplane/engines/live_engine.h"
 #include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/replay_engine.h"
+#include "dataplane/engines/run_interrupt.h"
 #include "dataplane/fabric/topology_explicit.h"
 #include "dataplane/mgmt/control_service.h"
 #include "dataplane/mgmt/memory_runtime.h"
@@ -115,6 +119,22 @@ struct RecordArgs {
   }
 };
 
+// One line for a run that failed. A run stopped by SIGINT or SIGTERM says
+// only that (finish_run): what failed then is the stop's doing, e.g. a read
+// from a FIFO cut short.
+void report_error(const std::exception& e) {
+  if (!run_interrupt_signal()) std::cerr << "rocelb-dp: " << e.what() << "\n";
+}
+
+// replay and fabric: a run that a signal stopped (run_interrupt.h) left
+// nothing behind; it says so and exits 128 + the signal, as a shell does.
+int finish_run(int rc) {
+  if (rc == 0 || !run_interrupt_signal()) return rc;
+  std::cerr << "rocelb-dp: interrupted by " << run_interrupt_name()
+            << ": the run stopped and wrote nothing (the output folder is as it was)\n";
+  return 128 + run_interrupt_signal();
+}
+
 int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
                const std::vector<std::string>& ins, const std::vector<std::string>& events,
                const std::string& out_dir, bool quiet, bool trace, const RecordArgs& ra) {
@@ -158,17 +178,17 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
                 << out_dir << "\n";
     }
   } catch (const ReplayError& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
     return 1;
   }
   return 0;
 }
 
 struct FabricArgs {
-  std::string topology, workload, out_dir, until, window = "100us", export_dir;
+  std::string topology, workload, out_dir, until, window = "100us", export_dir, max_memory;
   std::vector<std::string> sets, captures;
   uint64_t seed = 1;
   bool quiet = false;
@@ -245,10 +265,28 @@ int cmd_fabric(const FabricArgs& a) {
     std::cerr << "rocelb-dp: " << why << "\n";
     return kExitUsage;
   }
+  uint64_t max_memory = physical_memory_bytes();
+  if (!a.max_memory.empty() && (!parse_bytes(a.max_memory, max_memory, &why) || max_memory == 0)) {
+    std::cerr << "rocelb-dp: --max-memory " << a.max_memory << ": "
+              << (why.empty() ? "must be > 0" : why) << "\n";
+    return kExitUsage;
+  }
   try {
     Topology topo = load_topology_file(a.topology, a.sets);
     Workload wl = load_workload_file(a.workload, topo, a.seed);
-    eal_start(eal_args_for_replay(8192));
+    for (const std::string& c : a.captures) capture_target(topo, c);  // before anything starts
+    // Every switch's tables and rings and the packet pool, before EAL: a
+    // fabric too big for the memory allowed is refused now, not mid-start.
+    const FabricMemory mem = estimate_fabric_memory(topo);
+    if (mem.total > max_memory) {
+      std::cerr << "rocelb-dp: " << a.topology
+                << ": the fabric's switches and packet pool need about " << mem.describe()
+                << ", more than --max-memory " << human_bytes(static_cast<double>(max_memory))
+                << (a.max_memory.empty() ? " (this machine's memory)" : "")
+                << ": fewer switches or ports, or a larger --max-memory\n";
+      return kExitUsage;
+    }
+    eal_start(eal_args_for_replay(fabric_eal_memory_mb(mem.total)));
     NicParams nic = topo.nic;
     FabricEngine engine(std::move(topo), nic, std::move(wl), a.seed);
     FabricRunOptions opt;
@@ -264,13 +302,13 @@ int cmd_fabric(const FabricArgs& a) {
     if (!a.quiet) print_fabric_result(r, a.out_dir);
     return r.conserved ? 0 : 1;
   } catch (const TopologyError& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
   } catch (const WorkloadError& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
   } catch (const FabricError& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
   } catch (const std::exception& e) {
-    std::cerr << "rocelb-dp: " << e.what() << "\n";
+    report_error(e);
     return 1;
   }
   return kExitUsage;
@@ -467,13 +505,17 @@ int main(int argc, char** argv) {
   fabric->add_option("--set", fa.sets,
                      "[SWITCH:]KEY.PATH=VALUE: every switch's (or one's) config; nic.KEY=VALUE: "
                      "the NICs' (repeatable)");
-  fabric->add_option("--seed", fa.seed, "seed of the workload, the hashes and the ports (1)");
+  fabric->add_option("--seed", fa.seed, "seed of the workload, the hashes and the ports (1)")
+      ->transform(uint_range(0, UINT64_MAX));
   fabric->add_option("--until", fa.until,
                      "stop at this virtual time (default: when every flow finished, at most 1s "
                      "after the last start)");
   fabric->add_option("--capture", fa.captures,
                      "SWITCH:PORT or HOST: write what it sends to capture-*.pcap (repeatable)");
   fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
+  fabric->add_option("--max-memory", fa.max_memory,
+                     "SIZE: refuse a fabric whose switches and packet pool need more memory "
+                     "than this (default: the machine's memory)");
   fabric->add_flag("--quiet", fa.quiet, "print nothing on success");
   fa.record.add_to(fabric,
                    "write --capture files as pcapng with a comment per packet saying "
@@ -491,12 +533,14 @@ int main(int argc, char** argv) {
                   "DURATION (e.g. 100us): a worker that keeps finding nothing sleeps, up to this "
                   "long at a time, so idle switches share cores (default: never sleep)");
   run->add_option("--idle-polls", idle_polls,
-                  "empty polls in a row before a worker starts sleeping (100)");
+                  "empty polls in a row before a worker starts sleeping (100)")
+      ->transform(uint_range(0, UINT32_MAX));
   unsigned mbufs = LiveOptions{}.pool_mbufs;
   run->add_option("--mbufs", mbufs,
                   "N: packet buffers in the switch's pool (32767); each AF_XDP port gets a pool "
                   "of its own, half as many, at least 4095. Fewer make a smaller switch (lab "
-                  "fabrics) that holds fewer packets in its queues");
+                  "fabrics) that holds fewer packets in its queues")
+      ->transform(uint_range(0, UINT32_MAX));
   run->footer("Arguments after -- go to DPDK's EAL (e.g. -- -l 0-3 -a 0000:3b:00.0).");
 
   // Everything after "--" belongs to EAL: split it off before CLI11 sees it.
@@ -510,11 +554,16 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(ours, argv);
+  } catch (const CLI::ValidationError& e) {  // a value out of its option's range: one line
+    print_validation_error("rocelb-dp", e);
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (*replay) return cmd_replay(config, sets, ins, events, out_dir, quiet, trace, record);
-  if (*fabric) return cmd_fabric(fa);
+  if (*replay || (*fabric && fa.export_dir.empty())) catch_run_interrupts();
+  if (*replay)
+    return finish_run(cmd_replay(config, sets, ins, events, out_dir, quiet, trace, record));
+  if (*fabric) return finish_run(cmd_fabric(fa));
   return cmd_run(config, sets, eal, counters_out, idle_sleep_max, idle_polls, mbufs);
 }

@@ -12,11 +12,14 @@
 #include <optional>
 #include <queue>
 
+#include "dataplane/engines/fabric_memory.h"
 #include "dataplane/engines/frame_sink.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/run_interrupt.h"
 #include "dataplane/engines/run_manifest.h"
 #include "dataplane/engines/switch_clock.h"
+#include "dataplane/engines/write_file.h"
 #include "dataplane/fabric/fabric_report.h"
 #include "dataplane/fabric/fabric_summary.h"
 #include "dataplane/fabric/ideal_fct.h"
@@ -31,7 +34,6 @@ namespace {
 
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr uint64_t kDefaultGraceNs = 1'000'000'000;  // after the last flow start
-constexpr uint32_t kRingPerQueue = 16384;
 std::atomic<uint64_t> g_pool_seq{0};
 
 uint64_t wire_ps(uint64_t frame_bytes, uint64_t bps) {
@@ -113,10 +115,11 @@ std::string port_name(const std::string& sw, uint16_t port) {
 }
 
 void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) throw FabricError("cannot write " + path);
+  try {
+    write_whole_file(path, text);
+  } catch (const std::runtime_error& e) {  // the path and the reason (ENOSPC...)
+    throw FabricError(e.what());
+  }
 }
 
 uint64_t peak_rss_kb() {
@@ -165,8 +168,40 @@ struct FabricEngine::Impl {
   void host_send(uint32_t h, uint64_t now_ps);
   void start_flow(uint32_t f, uint64_t now_ps);
   void collect(uint32_t h, uint64_t now_ps);
+  void record_unfinished();
   void release_events();
 };
+
+CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
+  CaptureTarget c;
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) {
+    const auto h = topo.host_index(spec);
+    if (!h)
+      throw FabricError("--capture " + spec + ": \"" + spec +
+                        "\" is neither a host nor SWITCH:PORT");
+    c.host = true;
+    c.index = *h;
+    return c;
+  }
+  const std::string swname = spec.substr(0, colon), port = spec.substr(colon + 1);
+  const auto s = topo.switch_index(swname);
+  if (!s) throw FabricError("--capture " + spec + ": no switch \"" + swname + "\"");
+  bool connected = false;
+  if (!port.empty() && port.size() <= 2 &&
+      port.find_first_not_of("0123456789") == std::string::npos) {
+    const auto p = static_cast<uint16_t>(std::stoul(port));
+    for (const FabricLink& l : topo.links)
+      connected = connected || (l.a_sw == *s && l.a_port == p) || (l.b_sw == *s && l.b_port == p);
+    for (const FabricHost& h : topo.hosts) connected = connected || (h.sw == *s && h.port == p);
+    c.port = p;
+  }
+  if (!connected)
+    throw FabricError("--capture " + spec + ": " + swname + " has no connected port \"" + port +
+                      "\"");
+  c.index = *s;
+  return c;
+}
 
 FabricEngine::FabricEngine(Topology topo, NicParams nic, Workload workload, uint64_t seed)
     : impl_(std::make_unique<Impl>()) {
@@ -193,13 +228,10 @@ void FabricEngine::Impl::release_events() {
 
 void FabricEngine::Impl::build() {
   // One pool for the fabric: a frame crosses switches without a copy. Its
-  // buffers hold the largest frame the NICs make in one segment.
-  const uint32_t room =
-      std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, roce_data_frame_bytes(nic_params.mtu) + 64);
-  // Enough for every queue of a loaded fabric; a pool that runs dry drops
-  // with reason no_buffer, never silently.
-  const unsigned mbufs = std::clamp<unsigned>(
-      32'768 * static_cast<unsigned>(topo.switches.size()) - 1, 65'535, 262'143);
+  // buffers hold the largest frame the NICs make in one segment; its size
+  // and the rings' are fabric_memory.h's, which estimated them.
+  const uint32_t room = fabric_mbuf_room(nic_params.mtu);
+  const unsigned mbufs = fabric_pool_mbufs(topo.switches.size());
   const std::string name = "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1));
   pool = rte_pktmbuf_pool_create(name.c_str(), mbufs, 256, kPacketNotePrivSize,
                                  static_cast<uint16_t>(room + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
@@ -215,7 +247,7 @@ void FabricEngine::Impl::build() {
     p.sw.hash_seed = mix_seed(p.sw.hash_seed, mix_seed(seed, i + 1));
     SwitchNode& n = sw[i];
     n.name = topo.switches[i].name;
-    n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kRingPerQueue, 0);
+    n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kFabricRingSlots, 0);
     n.dp->set_control_pool(pool);
     n.clock = std::make_unique<SwitchClock>(*n.dp);
     n.sched.fill(kNever);
@@ -254,6 +286,10 @@ void FabricEngine::Impl::build() {
     hosts[h].meter = add_meter(fh.name, port_name(leaf.name, fh.port), fh.speed_bps);
     leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), fh.name, down);
   }
+  // A port no link or host names: what it sends is dropped (`no_link`).
+  for (SwitchNode& n : sw)
+    for (uint16_t id : n.dp->config().port_ids)
+      if (!n.peer[id].connected) n.clock->set_unlinked(id);
 
   // Flow records, their ideal FCTs, and the phases.
   records.resize(workload.flows.size());
@@ -280,28 +316,17 @@ void FabricEngine::Impl::build() {
 void FabricEngine::Impl::open_captures(const std::vector<std::string>& specs, OutputDir& out,
                                        std::vector<std::string>& names, bool pcapng) {
   for (const std::string& spec : specs) {
-    const auto colon = spec.find(':');
+    const CaptureTarget c = capture_target(topo, spec);
     std::string file;
-    if (colon == std::string::npos) {
-      const auto h = topo.host_index(spec);
-      if (!h)
-        throw FabricError("--capture " + spec + ": \"" + spec +
-                          "\" is neither a host nor SWITCH:PORT");
+    if (c.host) {
       file = FrameSink::file_name("capture-" + spec, pcapng);
-      if (!hosts[*h].capture.is_open()) hosts[*h].capture.open(out.staged(file), pcapng, spec);
+      if (!hosts[c.index].capture.is_open())
+        hosts[c.index].capture.open(out.staged(file), pcapng, spec);
     } else {
-      const std::string swname = spec.substr(0, colon), port = spec.substr(colon + 1);
-      const auto s = topo.switch_index(swname);
-      if (!s) throw FabricError("--capture " + spec + ": no switch \"" + swname + "\"");
-      if (port.empty() || port.size() > 2 ||
-          port.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoul(port) >= kMaxPorts || !sw[*s].peer[std::stoul(port)].connected)
-        throw FabricError("--capture " + spec + ": " + swname + " has no connected port \"" + port +
-                          "\"");
-      const uint16_t p = static_cast<uint16_t>(std::stoul(port));
-      file = FrameSink::file_name("capture-" + swname + "-" + std::to_string(p), pcapng);
-      if (!sw[*s].capture[p].is_open())
-        sw[*s].capture[p].open(out.staged(file), pcapng, port_name(swname, p));
+      const std::string& swname = sw[c.index].name;
+      file = FrameSink::file_name("capture-" + swname + "-" + std::to_string(c.port), pcapng);
+      if (!sw[c.index].capture[c.port].is_open())
+        sw[c.index].capture[c.port].open(out.staged(file), pcapng, port_name(swname, c.port));
     }
     if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
   }
@@ -348,6 +373,19 @@ void FabricEngine::Impl::collect(uint32_t h, uint64_t now_ps) {
       for (uint32_t f : phase_flows[ph + 1])
         push(now_ps + (workload.phase_gap_ns + workload.flows[f].start_ns) * 1000, Ev::kFlowStart,
              f, 0);
+  }
+}
+
+// A flow still running when the run ends reports what it did so far: the
+// packets it sent, retransmitted and the CNPs it got.
+void FabricEngine::Impl::record_unfinished() {
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].finish_ns) continue;
+    const NicFlowStats* st = hosts[workload.flows[i].src].nic->flow(i);
+    if (!st) continue;  // never started
+    records[i].packets = st->packets;
+    records[i].retransmitted_packets = st->retransmitted_packets;
+    records[i].cnps_received = st->cnps_received;
   }
 }
 
@@ -398,6 +436,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   if (opt.link_window_ns == 0) throw FabricError("the links.csv window must be > 0");
   I.window_ps = opt.link_window_ns * 1000;
 
+  check_run_interrupt();
   std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv", "run.json"};
   for (const SwitchNode& n : I.sw) names.push_back(n.name + ".counters.json");
   if (opt.record.events) names.push_back("events.jsonl");
@@ -459,6 +498,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   res.flows = I.workload.flows.size();
   uint64_t now = 0;
   while (!I.heap.empty() && I.finished < res.flows) {
+    check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
     const Event e = I.heap.top();
     if (e.t > until_ps) break;
     I.heap.pop();
@@ -481,10 +521,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
           if (n.capture[port].is_open())
             n.capture[port].write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len,
                                   annotate ? comment : std::string());
-          if (to.connected)
-            I.send_frame(to, m, start);
-          else
-            rte_pktmbuf_free(m);  // a port with no cable: the frame is gone
+          I.send_frame(to, m, start);  // an unlinked port returns none (no_link)
         }
         I.schedule_switch(e.a);
         break;
@@ -520,6 +557,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   }
   res.sim_ns = now / 1000;
   res.flows_finished = I.finished;
+  I.record_unfinished();
   if (recorder) {  // before the queues are flushed: the last interval as the run left it
     try {
       recorder->finish(res.sim_ns);
@@ -587,6 +625,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
     facts.frames_on_wires_at_end = on_wires;
     write_text(out->staged("summary.json"),
                fabric_summary(facts, I.records, counters, nics).dump(2) + "\n");
+    check_run_interrupt();  // the last moment: once moving, the outputs land
     out->commit(names);
   } catch (const OutputDirError& e) {
     throw FabricError(e.what());

@@ -67,6 +67,16 @@ struct FabricResult {
   bool conserved = true;  // every switch's counters balance
 };
 
+// What a --capture names: a host's NIC, or a switch port a link or host is
+// connected to. Checked from the topology alone (before EAL starts); throws
+// FabricError naming the option.
+struct CaptureTarget {
+  bool host = false;
+  uint32_t index = 0;  // host, or switch
+  uint16_t port = 0;   // switch port
+};
+CaptureTarget capture_target(const Topology& topo, const std::string& spec);
+
 class FabricEngine {
  public:
   // Needs EAL. Builds every switch (its config's hash_seed mixed with the

@@ -14,9 +14,11 @@
 #include "dataplane/engines/frame_sink.h"
 #include "dataplane/engines/mbuf_util.h"
 #include "dataplane/engines/output_dir.h"
+#include "dataplane/engines/run_interrupt.h"
 #include "dataplane/engines/run_manifest.h"
 #include "dataplane/engines/switch_clock.h"
 #include "dataplane/engines/upstream_sender.h"
+#include "dataplane/engines/write_file.h"
 #include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
@@ -124,10 +126,11 @@ std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace,
 }
 
 void write_json(const std::string& path, const Json& j) {
-  std::ofstream f(path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) throw ReplayError("cannot write " + path);
+  try {
+    write_whole_file(path, j.dump(2) + "\n");
+  } catch (const std::runtime_error& e) {  // the path and the reason (ENOSPC...)
+    throw ReplayError(e.what());
+  }
 }
 
 }  // namespace
@@ -260,6 +263,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     const uint64_t event_ps =
         next_event < link_events_.size() ? link_events_[next_event].t_ns * 1000 : kNever;
     if (!in && out < 0 && event_ps == kNever) break;
+    check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
     ++stats_.events;
     // A link event goes first at its time: frames arriving then find the
     // link as it becomes.
@@ -348,6 +352,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   for (const ReplayInput& in : inputs) ins.push_back({{"port", in.port}, {"path", in.path}});
   manifest.extra["inputs"] = ins;
   write_json(out->staged("run.json"), run_manifest_json(manifest));
+  check_run_interrupt();  // the last moment: once moving, the outputs land
   try {
     out->commit(names);
   } catch (const OutputDirError& e) {

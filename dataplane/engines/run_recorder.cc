@@ -1,5 +1,7 @@
 #include "dataplane/engines/run_recorder.h"
 
+#include "dataplane/engines/write_file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -15,10 +17,14 @@ std::FILE* RunRecorder::open(const std::string& path) {
 
 void RunRecorder::close(std::FILE*& f, const std::string& path) {
   if (!f) return;
-  const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-  const bool closed = std::fclose(f) == 0;
+  // A write that failed earlier left the error flag; flushing what is left
+  // fails again, with the reason (ENOSPC) in errno.
+  errno = 0;
+  int err = 0;
+  if (std::fflush(f) != 0 || std::ferror(f)) err = errno ? errno : -1;
+  if (std::fclose(f) != 0 && !err) err = errno ? errno : -1;
   f = nullptr;
-  if (!ok || !closed) throw std::runtime_error("cannot write " + path);
+  if (err) throw std::runtime_error(write_error(path, err));
 }
 
 RunRecorder::RunRecorder(const RecordOptions& opt, const std::string& events_path,

@@ -81,7 +81,16 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   rte_mbuf* m = nullptr;
   uint64_t start = 0;
   PortTx& t = dp_.tx(port);
-  if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1) {
+  if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && ((unlinked_ >> port) & 1)) {
+    // It holds the wire as if sent (the port's pace and load are the same),
+    // but nothing takes it: a drop, not a transmission.
+    t.load.on_tx(m->pkt_len + kWireOverheadBytes);
+    dp_.worker(0).port[port].drop(DropReason::no_link);
+    if (PacketObserver* obs = dp_.observer())
+      obs->on_drop(m, port, kClassUnknown, DropReason::no_link, start / 1000);
+    rte_pktmbuf_free(m);
+    m = nullptr;
+  } else if (m) {
     t.count_tx(m->pkt_len);
     *start_ps = start;
   } else {

@@ -15,6 +15,9 @@
 //                        ingress ports whose held bytes it released are
 //                        rescheduled (an XON may be owed)
 //   link(port, up, now)  a link fault; a downed port flushes at its next look
+//   set_unlinked(port)   a port with nothing connected (a fabric port no
+//                        link of the topology names): what it sends is
+//                        counted as dropped `no_link`, not transmitted
 //
 // A port's next time only moves earlier when another port's event touches
 // it; at that time depart() finds nothing to send and reschedules it. Ports
@@ -48,9 +51,13 @@ class SwitchClock {
   // `no_buffer` on `port`).
   void arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_ps);
   // The frame that starts on `port`'s wire at *start_ps, or nullptr. The
-  // caller owns it (writes, forwards or frees it).
+  // caller owns it (writes, forwards or frees it). On an unlinked port the
+  // frame is freed and counted dropped `no_link` (the observer told), and
+  // nullptr returned.
   rte_mbuf* depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps);
   void link(uint16_t port, bool up, uint64_t now_ps);
+  // Nothing is connected to `port` (for good: reset() keeps it).
+  void set_unlinked(uint16_t port) { unlinked_ |= uint64_t{1} << port; }
 
   // When `port` should be looked at next (kNever: nothing to do).
   uint64_t next_ps(uint16_t port) const { return next_[port]; }
@@ -75,6 +82,7 @@ class SwitchClock {
   Dataplane& dp_;
   std::array<uint64_t, kMaxPorts> next_{};
   uint64_t changed_ = 0;
+  uint64_t unlinked_ = 0;   // ports with nothing connected
   uint8_t suppressed_ = 0;  // PFC storm suppression as of begin_event()
 };
 

@@ -58,8 +58,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
       t->queue_ptrs[c] = &t->queues[c];
     }
     const std::string inbox = tag + "pause" + std::to_string(id);
-    t->pause_inbox = rte_ring_create_elem(inbox.c_str(), sizeof(PauseEvent), kPauseInboxSize,
-                                          SOCKET_ID_ANY, RING_F_SC_DEQ);
+    t->pause_inbox = alloc_ring(inbox, sizeof(PauseEvent), kPauseInboxSize, RING_F_SC_DEQ);
     if (!t->pause_inbox)
       throw std::runtime_error("cannot create " + inbox + ": " + rte_strerror(rte_errno));
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
@@ -75,7 +74,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
 Dataplane::~Dataplane() {
   flush();
   for (auto& t : tx_)
-    if (t && t->pause_inbox) rte_ring_free(t->pause_inbox);
+    if (t && t->pause_inbox) rte_free(t->pause_inbox);  // alloc_ring: no memzone
   rte_free(rcu_);
 }
 

@@ -1,6 +1,8 @@
 #include "dataplane/forward/egress_queue.h"
 
 #include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_ring_elem.h>
 
 #include <stdexcept>
 
@@ -12,15 +14,39 @@ namespace rocelb {
 EgressQueue::~EgressQueue() {
   if (ring_) {
     flush();
-    rte_ring_free(ring_);
+    rte_free(ring_);
   }
 }
 
+// The ring lives in DPDK's heap (rte_zmalloc), not in a memzone of its own
+// as rte_ring_create would put it: memzones are few (RTE_MAX_MEMZONE, 2560),
+// and a fabric has eight rings a port on every switch.
 void EgressQueue::init(const std::string& name, unsigned capacity, bool single_producer) {
-  ring_ = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY,
-                          RING_F_SC_DEQ | (single_producer ? RING_F_SP_ENQ : 0));
+  ring_ = alloc_ring(name, sizeof(rte_mbuf*), capacity,
+                     RING_F_SC_DEQ | (single_producer ? RING_F_SP_ENQ : 0));
   if (!ring_)
     throw std::runtime_error("cannot create egress queue " + name + ": " + rte_strerror(rte_errno));
+}
+
+rte_ring* alloc_ring(const std::string& name, unsigned elem_bytes, unsigned count, unsigned flags) {
+  const ssize_t bytes = rte_ring_get_memsize_elem(elem_bytes, count);
+  if (bytes < 0) {
+    rte_errno = static_cast<int>(-bytes);
+    return nullptr;
+  }
+  auto* r = static_cast<rte_ring*>(rte_zmalloc_socket(name.c_str(), static_cast<size_t>(bytes),
+                                                      RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY));
+  if (!r) {
+    rte_errno = ENOMEM;
+    return nullptr;
+  }
+  const int rc = rte_ring_init(r, name.c_str(), count, flags);
+  if (rc < 0) {
+    rte_free(r);
+    rte_errno = -rc;
+    return nullptr;
+  }
+  return r;
 }
 
 uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, uint32_t n,

@@ -95,7 +95,7 @@ class FabricEngineTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(base_); }
 
   Outcome run(const std::string& workload_yaml, const std::vector<std::string>& sets = {},
-              uint64_t seed = 1, const std::string& name = "out") {
+              uint64_t seed = 1, const std::string& name = "out", uint64_t until_ns = 0) {
     const std::string topo_file =
         std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml";
     Topology topo = load_topology_file(topo_file, sets);
@@ -104,6 +104,7 @@ class FabricEngineTest : public ::testing::Test {
     FabricEngine engine(std::move(topo), nic, std::move(wl), seed);
     FabricRunOptions opt;
     opt.out_dir = (base_ / name).string();
+    opt.until_ns = until_ns;
     Outcome r;
     r.result = engine.run(opt);
     r.dir = opt.out_dir;
@@ -127,6 +128,33 @@ TEST_F(FabricEngineTest, OneFlowAloneFinishesAtItsIdealTime) {
     EXPECT_TRUE(r.result.conserved);
     EXPECT_EQ(r.summary["switches"]["drops_total"], 0);
   }
+}
+
+// A flow the run stops before it finishes still says what it sent: its
+// packets, retransmissions and CNPs so far (they were 0).
+TEST_F(FabricEngineTest, AnUnfinishedFlowReportsWhatItSentSoFar) {
+  const Outcome r =
+      run("flows:\n  - {src: h0, dst: h4, size: 4MB}\n  - {src: h1, dst: h5, size: 4MB}\n"
+          "  - {src: h2, dst: h6, size: 4MB, start: 1ms}\n",
+          {"groups.uplinks.hash_fields=[dst_port]", "qos.pfc_enable=[]"}, 1, "out", 200'000);
+  ASSERT_EQ(r.flows.size(), 3u);
+  uint64_t sent = 0, retx = 0, cnps = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const Flow& f = r.flows[i];
+    EXPECT_FALSE(f.finished) << f.src;
+    // 200 us at up to 100G, cut by DCQCN: hundreds of 1 KB packets.
+    EXPECT_GT(f.packets, 100u) << f.src;
+    sent += f.packets;
+    retx += f.retransmitted;
+    cnps += f.cnps;
+  }
+  // Not started: nothing.
+  EXPECT_EQ(r.flows[2].packets, 0u);
+  // The rows add up to what the NICs counted.
+  EXPECT_EQ(sent, r.summary["nics"]["data_packets_sent"].get<uint64_t>());
+  EXPECT_EQ(retx, r.summary["nics"]["retransmitted_packets"].get<uint64_t>());
+  EXPECT_EQ(cnps, r.summary["nics"]["cnps_received"].get<uint64_t>());
+  EXPECT_GT(cnps, 0u);  // two flows on one uplink without PFC: marked, CNPs back
 }
 
 // Every flow hashes to the same uplink when only the UDP destination port
@@ -318,6 +346,40 @@ TEST_F(FabricEngineTest, AFailedUplinkInTheExplicitFormCarriesNothing) {
   // Near their ideal time (which avoids the failed link too): each flow's
   // ACKs wait behind the other's data on the one path left, a few percent.
   for (const Flow& f : read_flows(base_ / "out" / "flows.csv")) EXPECT_LT(f.slowdown, 1.15);
+}
+
+// A port no link of the topology names: frames the switch sends there are
+// dropped `no_link`, not counted as transmitted (they used to vanish with
+// the counters still balanced).
+TEST_F(FabricEngineTest, AFrameSentOnAPortWithoutALinkIsDroppedNoLink) {
+  Topology topo =
+      load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml",
+                         {"groups.uplinks.mode=per_packet_random"});
+  const uint32_t leaf0 = *topo.switch_index("leaf0");
+  const auto before = topo.links.size();
+  std::erase_if(topo.links, [&](const FabricLink& l) { return l.a_sw == leaf0 && l.a_port == 5; });
+  ASSERT_EQ(topo.links.size(), before - 1);
+  Workload wl =
+      load_workload_text("flows:\n  - {src: h0, dst: h4, size: 1MB}\n", "t.yaml", ".", topo, 1);
+  const NicParams nic = topo.nic;
+  FabricRunOptions opt;
+  opt.out_dir = (base_ / "out").string();
+  opt.until_ns = 100'000;
+  {
+    FabricEngine engine(std::move(topo), nic, std::move(wl), 1);
+    EXPECT_TRUE(engine.run(opt).conserved);
+  }
+  const Json c = Json::parse(slurp(base_ / "out" / "leaf0.counters.json"));
+  uint64_t no_link = 0;
+  for (const Json& p : c["ports"])
+    if (p["id"] == 5) {
+      EXPECT_EQ(p["tx_packets"], 0);
+      no_link = p["drops"]["no_link"].get<uint64_t>();
+    }
+  EXPECT_GT(no_link, 100u);  // about half of what h0 sent in 100 us
+  EXPECT_TRUE(c["totals"]["conserved"].get<bool>());
+  const Json s = Json::parse(slurp(base_ / "out" / "summary.json"));
+  EXPECT_EQ(s["switches"]["drops"]["no_link"].get<uint64_t>(), no_link);
 }
 
 TEST_F(FabricEngineTest, ACaptureHoldsWhatThePortSent) {

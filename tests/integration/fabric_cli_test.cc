@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "run_command.h"
 
@@ -98,10 +99,47 @@ TEST_F(FabricCli, BadInputIsOneLineAndExitTwoWithNothingWritten) {
   }
 }
 
+// A disk that fills during the run (here a file size limit: writes fail
+// with EFBIG as they would with ENOSPC): one line that says why, and
+// nothing written.
+TEST_F(FabricCli, AFullDiskSaysWhyAndLeavesNothing) {
+  const std::string out = (dir_ / "full").string();
+  const auto r = run_command(
+      "sh -c 'trap \"\" XFSZ; ulimit -f 16; exec " + bin("dataplane/rocelb-dp") +
+          " fabric --topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") + " --workload " +
+          src("configs/workloads/incast_7to1.yaml") + " --timeline 10us --out-dir " + out + "'",
+      dir_);
+  EXPECT_NE(r.exit_code, 0);
+  std::string ours;  // without EAL's notes on its own memory file
+  std::istringstream lines(r.err);
+  for (std::string l; std::getline(lines, l);)
+    if (l.rfind("EAL:", 0) != 0) ours += l + "\n";
+  EXPECT_EQ(std::count(ours.begin(), ours.end(), '\n'), 1) << r.err;
+  EXPECT_NE(ours.find("rocelb-dp: cannot write "), std::string::npos) << r.err;
+  EXPECT_NE(ours.find(": File too large"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// --capture is checked against the topology before anything starts: before
+// the memory check and DPDK (a 1 GB --max-memory would refuse this fabric).
+TEST_F(FabricCli, ABadCaptureIsRefusedBeforeTheFabricStarts) {
+  const std::string base = "--topology " + src("configs/fabrics/leaf_spine_128_100G_OS2.yaml") +
+                           " --workload " + src("configs/workloads/alistorage_50.yaml") +
+                           " --max-memory 1GB --out-dir " + (dir_ / "o").string();
+  for (const char* cap : {"h999", "leaf0:63", "nope:1"}) {
+    const auto r = fabric(base + " --capture " + cap);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(std::string("rocelb-dp: --capture ") + cap + ": ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+}
+
 TEST_F(FabricCli, ExportWritesAnExplicitFabricThatRuns) {
   const std::string exp = (dir_ / "exp").string();
-  const auto r = fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") +
-                        " --export " + exp + " --set 'leaf0:ports[5].speed=40G'");
+  const auto r =
+      fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") + " --export " + exp +
+             " --set 'leaf0:ports[5].speed=40G' --set 'spine1:ports[0].speed=40G'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"fabric.yaml", "leaf0.yaml", "leaf1.yaml", "spine0.yaml", "spine1.yaml"})
     EXPECT_TRUE(fs::exists(dir_ / "exp" / f)) << f;

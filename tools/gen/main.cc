@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/cli_uint.h"
 #include "control/config_loader.h"
 #include "control/default_config.h"
 #include "dataplane/wire/pcap_file.h"
@@ -60,9 +61,13 @@ int main(int argc, char** argv) {
                  "switch config YAML (default: the embedded configs/default.yaml)");
   app.add_option("--set", sets, "override a switch config value: KEY.PATH=VALUE (repeatable)");
   app.add_option("--out-dir", out_dir, "directory for port<N>.pcap (created if missing)");
-  app.add_option("--seed", seed, "replaces the scenario's seed (a preset's: default 1)");
+  app.add_option("--seed", seed, "replaces the scenario's seed (a preset's: default 1)")
+      ->transform(uint_range(0, UINT64_MAX));
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {  // a value out of its option's range: one line
+    print_validation_error("rocelb-gen", e);
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
