@@ -123,6 +123,8 @@ class TimelineTest(Hostile):
         self.refused([d], "timeline.csv:%d:" % n, "longer than 1 MiB")
         self.write(p, "t_ns,switch,port,class,metric,value\n1," + "s" * 300 + ",1,,x,1\n")
         self.refused([d], "timeline.csv:2:", "switch name longer than 256")
+        self.write(p, "t_ns,switch,port,class,metric,value\n1,le\0af,1,,x,1\n")
+        self.refused([d], "timeline.csv:2:", "switch name 'le\\x00af' has a control character")
 
     def test_series_limit(self):
         d = self.run_dir()

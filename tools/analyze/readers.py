@@ -319,6 +319,8 @@ def _new_series(path, line, series, sw, port_s, cls, metric):
         if len(v) > limits.MAX_NAME_CHARS:
             raise InputError(path, line, "%s name longer than %d characters (the limit)" %
                              (what, limits.MAX_NAME_CHARS))
+        if not v.isprintable():
+            raise InputError(path, line, "%s name %r has a control character" % (what, v))
     if len(series) >= limits.MAX_SERIES:
         raise InputError(path, line, "more than %d series (switch, port, class, metric): "
                          "the limit" % limits.MAX_SERIES)
