@@ -1,5 +1,7 @@
 #include "control/daemon/daemon_options.h"
 
+#include "common/cli_app.h"
+
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <charconv>
@@ -81,13 +83,14 @@ DaemonOptionsOutcome parse_daemon_options(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
 
+  add_version_flag(app);
+
   DaemonOptionsOutcome outcome;
   std::ostringstream out, err;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e, out, err);
-    outcome.exit_code = rc == 0 ? 0 : 2;
+    outcome.exit_code = cli_error(app, e, "", out, err);
     outcome.out = out.str();
     outcome.err = err.str();
     return outcome;

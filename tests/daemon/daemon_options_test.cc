@@ -96,6 +96,23 @@ TEST(DaemonOptions, OtherUsageErrors) {
   }
 }
 
+TEST(DaemonOptions, AMistypedOptionGetsTheNearestName) {
+  auto r = parse({"--confg", "/tmp/x.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "--confg: no such option; did you mean --config? (--help lists them)\n");
+  r = parse({"--log-levl=debug"});
+  EXPECT_EQ(r.err, "--log-levl: no such option; did you mean --log-level? (--help lists them)\n");
+  r = parse({"--zzzzzz"});
+  EXPECT_EQ(r.err, "--zzzzzz: no such option (--help lists them)\n");
+}
+
+TEST(DaemonOptions, VersionNamesTheBuild) {
+  const auto r = parse({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_FALSE(r.options);
+  EXPECT_EQ(r.out.rfind("rocelb 0.1.0 (", 0), 0u) << r.out;
+}
+
 TEST(DaemonOptions, HelpExitsZeroOnStdout) {
   const auto r = parse({"--help"});
   EXPECT_FALSE(r.options);
