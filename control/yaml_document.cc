@@ -1,6 +1,7 @@
 #include "control/yaml_document.h"
 
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -15,35 +16,49 @@ namespace {
 struct Refused {
   YAML::Mark mark;
   std::string path;
-  bool duplicate = false;  // else: too many nodes
+  enum Rule { kTooMany, kDuplicate, kRecursive } rule = kTooMany;
 };
 
-// Counts the nodes of the event stream, refuses a key a map already has,
-// and keeps the key path of the node being read, to say where.
+// Counts the nodes of the event stream (an alias as the nodes it stands
+// for, as a walk of the tree meets them), refuses a key a map already has
+// and an alias inside the node it names, and keeps the key path of the
+// node being read, to say where.
 class NodeCounter : public YAML::EventHandler {
  public:
   explicit NodeCounter(size_t limit) : limit_(limit) {}
 
   void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override { stack_.clear(); }
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+  void OnDocumentEnd() override {
+    stack_.clear();
+    sizes_.clear();
+  }
+  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    node(m, nullptr);
+    if (anchor) sizes_[anchor] = 1;
+  }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    const auto it = sizes_.find(anchor);
+    if (it == sizes_.end()) {
+      node(m, nullptr);
+      throw Refused{m, path(), Refused::kRecursive};
+    }
+    node(m, nullptr, it->second);
+  }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                 const std::string& value) override {
     node(m, &value);
+    if (anchor) sizes_[anchor] = 1;
   }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    node(m, nullptr);
-    stack_.push_back({false, 0, {}});
+    open(m, false, anchor);
   }
-  void OnSequenceEnd() override { stack_.pop_back(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    node(m, nullptr);
-    stack_.push_back({true, 0, {}});
+    open(m, true, anchor);
   }
-  void OnMapEnd() override { stack_.pop_back(); }
+  void OnMapEnd() override { close(); }
 
  private:
   struct Frame {
@@ -51,10 +66,24 @@ class NodeCounter : public YAML::EventHandler {
     size_t items = 0;                      // map: keys and values so far; list: items so far
     std::string key;                       // map: the key being read or whose value is
     std::unordered_set<std::string> keys;  // map: its string keys so far
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    size_t first = 0;  // the count before this node
   };
 
-  // A node starts: a key or value of the map on top, or an item of the list.
-  void node(const YAML::Mark& m, const std::string* scalar) {
+  void open(const YAML::Mark& m, bool map, YAML::anchor_t anchor) {
+    const size_t first = count_;
+    node(m, nullptr);
+    stack_.push_back({map, 0, {}, {}, anchor, first});
+  }
+  void close() {
+    const Frame& f = stack_.back();
+    if (f.anchor) sizes_[f.anchor] = count_ - f.first;
+    stack_.pop_back();
+  }
+
+  // A node starts: a key or value of the map on top, or an item of the
+  // list; `weight` nodes (an alias: the nodes it stands for).
+  void node(const YAML::Mark& m, const std::string* scalar, size_t weight = 1) {
     if (!stack_.empty()) {
       Frame& f = stack_.back();
       if (f.map && f.items % 2 == 0) {
@@ -62,12 +91,13 @@ class NodeCounter : public YAML::EventHandler {
         // Only string keys repeat; a map or list as a key is the readers' to refuse.
         if (scalar && !f.keys.insert(*scalar).second) {
           ++f.items;
-          throw Refused{m, path(), true};
+          throw Refused{m, path(), Refused::kDuplicate};
         }
       }
       ++f.items;
     }
-    if (++count_ > limit_) throw Refused{m, path(), false};
+    count_ += weight;
+    if (count_ > limit_) throw Refused{m, path(), Refused::kTooMany};
   }
 
   std::string path() const {
@@ -80,6 +110,7 @@ class NodeCounter : public YAML::EventHandler {
   size_t limit_;
   size_t count_ = 0;
   std::vector<Frame> stack_;
+  std::unordered_map<YAML::anchor_t, size_t> sizes_;  // a finished anchored node's nodes
 };
 
 std::string where(const std::string& source, const YAML::Mark& m) {
@@ -99,7 +130,9 @@ YAML::Node load_yaml_document(const std::string& text, const std::string& source
     while (docs < 2 && parser.HandleNextDocument(counter)) ++docs;
   } catch (const Refused& e) {
     const std::string at = where(source, e.mark) + ": " + (e.path.empty() ? "" : e.path + ": ");
-    if (e.duplicate) throw YamlDocumentError(at + "duplicate key");
+    if (e.rule == Refused::kDuplicate) throw YamlDocumentError(at + "duplicate key");
+    if (e.rule == Refused::kRecursive)
+      throw YamlDocumentError(at + "an alias inside the node it names (a structure without end)");
     throw YamlDocumentError(at + "more than " + std::to_string(max_nodes) +
                             " YAML nodes (keys, values, lists and maps): the limit of one file, "
                             "about " +

@@ -1,21 +1,29 @@
 // Loads the one YAML document of a file a user wrote (a topology, a
 // workload, a scenario) with a bound on how much memory its tree may take.
 // yaml-cpp keeps about 500 bytes per node (each key, value, list and map),
-// so a 16 MiB file of "[0,0,0,...]" would take 4 GB: the nodes are counted
-// first on the parser's event stream, which builds nothing, and a document
-// over the limit is refused before any tree is built. Aliases count once
-// (they share the node they name). The same walk refuses a key its map
-// already has, at any depth (yaml-cpp keeps both entries and a lookup sees
-// only the first, so the later value would be silently lost): the rule
-// every rocelb file holds to (check_map_keys in yaml_util.h is the same
-// rule for a map already loaded). More than one document is refused too.
-// (yaml-cpp 0.7's LoadAll can loop forever on some malformed input, so the
-// documents are counted with a bounded walk of the event stream, as the
-// config loader does.)
+// so a 16 MiB file of "- 0" lines would take 2 GB as a tree: the nodes are
+// counted first on the parser's event stream, and a document over the
+// limit is refused before any tree is built. (The stream holds no tree,
+// but yaml-cpp's scanner keeps the tokens of a flow collection, [...] or
+// {...}, until it closes, about 270 bytes each: a 16 MiB "[0,0,...]"
+// still peaks near 2 GB before it is refused.)
+// An alias counts as the nodes it stands for, as a walk of the tree (a
+// clone, a dump, a check of every value) meets them: a "billion laughs" of
+// nested aliases is refused, and so is an alias inside the node it names,
+// which no walk would finish. The same pass refuses a key its map already
+// has, at any depth (yaml-cpp keeps both entries and a lookup sees only the
+// first, so the later value would be silently lost): the rule every rocelb
+// file holds to (check_map_keys in yaml_util.h is the same rule for a map
+// already loaded). More than one document is refused too (yaml-cpp 0.7's
+// LoadAll can loop forever on some malformed input, so the documents are
+// counted with a bounded walk of the event stream, as the config loader
+// does).
 // Knobs: kMaxYamlNodes, or the caller's limit. Counters: none.
 // Errors: YamlDocumentError, one line:
 //   "SOURCE:LINE:COLUMN: invalid YAML: why"
 //   "SOURCE:LINE:COLUMN: KEY.PATH: duplicate key"
+//   "SOURCE:LINE:COLUMN: KEY.PATH: an alias inside the node it names (a
+//    structure without end)"
 //   "SOURCE:LINE:COLUMN: KEY.PATH: more than N YAML nodes (keys, values, lists
 //    and maps): the limit of one file, about M MB in memory"
 //   "SOURCE: expected one YAML document, found more (separated by ---)"

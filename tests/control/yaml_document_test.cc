@@ -34,12 +34,12 @@ TEST(YamlDocument, ARepeatedKeyIsRefusedAtAnyDepthWithItsPathAndLine) {
 }
 
 TEST(YamlDocument, NodesAreCountedBeforeATreeIsBuilt) {
-  // map, key a, list, 3 items, key b, alias, key c, alias: 10 nodes (an
-  // alias shares the node it names).
+  // map, key a, list, 3 items, key b, alias (4), key c, alias (4): 16
+  // nodes, as a walk of the tree meets them.
   const std::string text = "a: &x [1, 2, 3]\nb: *x\nc: *x\n";
-  EXPECT_EQ(error_of(text, 10), "(loaded)");
-  EXPECT_EQ(error_of(text, 9),
-            "x.yaml:3:4: c: more than 9 YAML nodes (keys, values, lists and maps): the limit "
+  EXPECT_EQ(error_of(text, 16), "(loaded)");
+  EXPECT_EQ(error_of(text, 15),
+            "x.yaml:3:4: c: more than 15 YAML nodes (keys, values, lists and maps): the limit "
             "of one file, about 1 MB in memory");
   // The map, its key, the list, item 0; item 1 is one too many.
   EXPECT_EQ(error_of("flows: [0, 0, 0, 0]\n", 4).rfind("x.yaml:1:12: flows[1]: more than 4 ", 0),
@@ -61,6 +61,23 @@ TEST(YamlDocument, NodesAreCountedBeforeATreeIsBuilt) {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   EXPECT_LT(ru.ru_maxrss, 500'000) << "KB: a tree was built";
+}
+
+TEST(YamlDocument, AliasesCannotMultiplyATreeOrLoopIt) {
+  // Ten aliases of ten aliases of ...: 10^12 nodes to any walk (a clone, a
+  // check of every value, a dump), from a few hundred bytes.
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'm'; ++c) {
+    laughs += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", *" : "*") + char(c - 1);
+    laughs += "]\n";
+  }
+  EXPECT_EQ(error_of(laughs),
+            "x.yaml:7:8: g[0]: more than 2000000 YAML nodes (keys, values, lists and maps): the "
+            "limit of one file, about 1000 MB in memory");
+  // An alias inside the node it names: no walk would end.
+  EXPECT_EQ(error_of("a: &a [1, *a]\n"),
+            "x.yaml:1:11: a[1]: an alias inside the node it names (a structure without end)");
 }
 
 TEST(YamlDocument, OneDocumentAnEmptyTextIsNullAndSyntaxErrorsGiveTheLine) {

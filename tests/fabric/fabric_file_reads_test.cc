@@ -141,6 +141,32 @@ TEST_F(FabricFileReads, AFlowsListHoldsAtMost100000Flows) {
             "and maps): the limit of one file, about 1000 MB in memory");
 }
 
+TEST_F(FabricFileReads, ASwitchConfigOfNestedAliasesIsRefusedNotWalked) {
+  // Copying it for every leaf met 10^12 nodes; an alias inside its own node
+  // never ended.
+  std::string laughs = "x0: &a0 [q, q, q, q, q, q, q, q, q, q]\n";
+  for (int k = 1; k <= 12; ++k) {
+    laughs += "x" + std::to_string(k) + ": &a" + std::to_string(k) + " [";
+    for (int i = 0; i < 10; ++i)
+      laughs += std::string(i ? ", " : "") + "*a" + std::to_string(k - 1);
+    laughs += "]\n";
+  }
+  write("laughs.yaml", laughs);
+  const std::string e = quick_error<TopologyError>([&] {
+    load_topology_text(std::string(kSmall) + "switch_config: laughs.yaml\n", "t.yaml",
+                       dir_.string());
+  });
+  EXPECT_EQ(e.rfind("t.yaml: switch_config: " + path("laughs.yaml") + ":7:", 0), 0u) << e;
+  EXPECT_NE(e.find("more than 3000000 YAML nodes"), std::string::npos) << e;
+  write("loop.yaml", "qos: &q {x: [*q]}\n");
+  EXPECT_EQ(quick_error<TopologyError>([&] {
+              load_topology_text(std::string(kSmall) + "switch_config: loop.yaml\n", "t.yaml",
+                                 dir_.string());
+            }),
+            "t.yaml: switch_config: " + path("loop.yaml") +
+                ":1:14: qos.x[0]: an alias inside the node it names (a structure without end)");
+}
+
 TEST_F(FabricFileReads, AKeyGivenTwiceIsRefusedInEveryFile) {
   auto topo_text_error = [&](const std::string& text) {
     return quick_error<TopologyError>([&] { load_topology_text(text, "t.yaml", dir_.string()); });
