@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "control/config_loader.h"
 #include "control/net_types.h"
@@ -231,11 +233,13 @@ class ExplicitReader : public KeyReader {
     if (!p.ipv4->contains(addr))
       fail(key + ".ip",
            quote(ip) + ": not in the subnet of " + port + " (" + to_string(*p.ipv4) + ")");
-    for (const FabricSwitch& other : t.switches)
-      for (const PortParams& q : other.params.ports)
-        if (q.ipv4 && q.ipv4->addr == addr)
-          fail(key + ".ip", quote(ip) + ": the address of " + other.name + "'s port " +
-                                std::to_string(q.id) + " itself");
+    if (own_v4_.empty())
+      for (uint32_t i = 0; i < t.switches.size(); ++i)
+        for (const PortParams& q : t.switches[i].params.ports)
+          if (q.ipv4) own_v4_.try_emplace(q.ipv4->addr.v4_host_order(), PortRef{i, q.id});
+    if (const auto own = own_v4_.find(addr.v4_host_order()); own != own_v4_.end())
+      fail(key + ".ip", quote(ip) + ": the address of " + t.switches[own->second.sw].name +
+                            "'s port " + std::to_string(own->second.port) + " itself");
     const NeighborParams* nb = sw.params.find_neighbor(addr);
     if (!nb)
       fail(key + ".ip", quote(ip) + ": " + sw.name + "'s config has no neighbor " + ip +
@@ -252,40 +256,69 @@ class ExplicitReader : public KeyReader {
   // `port` route's) has a link or a host: otherwise the switch would send
   // the route's traffic onto a port nothing is plugged into.
   void check_routes(const Topology& t) const {
+    auto ip_key = [](const IpAddr& a) {
+      return std::string(reinterpret_cast<const char*>(a.b.data()), a.b.size()) + char(a.family);
+    };
     for (size_t s = 0; s < t.switches.size(); ++s) {
       const FabricSwitch& sw = t.switches[s];
       const ConfigParams& c = sw.params;
+      auto linked = [&](uint16_t port) { return taken_.count({uint32_t(s), port}) > 0; };
+      std::unordered_map<std::string, uint16_t> port_of;  // a neighbor's port, by address
+      for (const NeighborParams& nb : c.neighbors) port_of.emplace(ip_key(nb.ip), nb.port);
+      // Each group's first member on a port with nothing plugged in, found
+      // once: a full table into one group stays linear.
+      std::unordered_map<std::string, std::optional<std::pair<IpAddr, uint16_t>>> gap_of;
       for (size_t k = 0; k < c.routes.size(); ++k) {
         const RouteParams& r = c.routes[k];
-        const std::string what = "routes[" + std::to_string(k) + "] (" + to_string(r.prefix);
-        auto check = [&](uint16_t port, const std::string& how) {
-          if (taken_.count({uint32_t(s), port})) return;
-          fail("switches." + sw.name,
-               what + how + ") leaves by port " + std::to_string(port) +
-                   ", which has no link or host: list its link in links (with state: down for a "
-                   "failed one) or drop the route");
-        };
+        std::optional<uint16_t> bad;
+        std::string how;
         switch (r.target) {
           case RouteTarget::kPort:
-            check(r.port, " to port " + std::to_string(r.port));
+            if (!linked(r.port)) {
+              bad = r.port;
+              how = " to port " + std::to_string(r.port);
+            }
             break;
-          case RouteTarget::kVia:
-            if (const NeighborParams* nb = c.find_neighbor(r.via))
-              check(nb->port, " via " + to_string(r.via));
+          case RouteTarget::kVia: {
+            const auto it = port_of.find(ip_key(r.via));
+            if (it != port_of.end() && !linked(it->second)) {
+              bad = it->second;
+              how = " via " + to_string(r.via);
+            }
             break;
-          case RouteTarget::kGroup:
-            if (const GroupParams* g = c.find_group(r.group))
-              for (const GroupMemberParams& m : g->members)
-                if (const NeighborParams* nb = c.find_neighbor(m.via))
-                  check(nb->port, " to group " + r.group + ", member " + to_string(m.via));
+          }
+          case RouteTarget::kGroup: {
+            const auto [it, fresh] = gap_of.try_emplace(r.group);
+            if (const GroupParams* g = fresh ? c.find_group(r.group) : nullptr)
+              for (const GroupMemberParams& m : g->members) {
+                const auto p = port_of.find(ip_key(m.via));
+                if (p != port_of.end() && !linked(p->second)) {
+                  it->second = std::make_pair(m.via, p->second);
+                  break;
+                }
+              }
+            if (it->second) {
+              bad = it->second->second;
+              how = " to group " + r.group + ", member " + to_string(it->second->first);
+            }
             break;
+          }
         }
+        if (bad)
+          fail("switches." + sw.name,
+               "routes[" + std::to_string(k) + "] (" + to_string(r.prefix) + how +
+                   ") leaves by port " + std::to_string(*bad) +
+                   ", which has no link or host: list its link in links (with state: down for a "
+                   "failed one) or drop the route");
       }
     }
   }
 
   std::string base_dir_;
   std::set<std::pair<uint32_t, uint16_t>> taken_;
+  // Every switch port's IPv4 address, to the first port that has it (filled
+  // at the first host).
+  mutable std::unordered_map<uint32_t, PortRef> own_v4_;
 };
 
 }  // namespace
