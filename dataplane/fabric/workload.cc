@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -66,7 +67,9 @@ bool parse_uint(std::string_view t, uint64_t& out) {
 // Reads one workload file's keys with one clear error per rule.
 class Reader {
  public:
-  Reader(std::string source, const Topology& topo) : source_(std::move(source)), topo_(topo) {}
+  Reader(std::string source, const Topology& topo) : source_(std::move(source)), topo_(topo) {
+    for (uint32_t i = 0; i < topo.hosts.size(); ++i) hosts_.try_emplace(topo.hosts[i].name, i);
+  }
 
   [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
     throw WorkloadError(source_ + ": " + (path.empty() ? "" : path + ": ") + rule);
@@ -115,7 +118,7 @@ class Reader {
 
   uint32_t host(const Node& n, const std::string& path) const {
     const std::string name = scalar(n, path, "a host name");
-    if (auto h = topo_.host_index(name)) return *h;
+    if (const auto h = hosts_.find(name); h != hosts_.end()) return h->second;
     fail(path, yaml_show(n) + " is not a host of the topology (" + topo_.hosts.front().name + ".." +
                    topo_.hosts.back().name + ")");
   }
@@ -198,6 +201,7 @@ class Reader {
  private:
   std::string source_;
   const Topology& topo_;
+  std::unordered_map<std::string, uint32_t> hosts_;  // by name: one look-up per flow end
 };
 
 Workload Reader::explicit_flows(const Node& root) const {
