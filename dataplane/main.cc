@@ -78,15 +78,18 @@ bool parse_input(const std::string& spec, ReplayInput& in, std::string& why) {
   return true;
 }
 
-// --timeline, --events, --events-filter and --pcapng, as both replay and
-// fabric take them.
+// --timeline, --events, --events-filter, --pcapng and --max-output, as both
+// replay and fabric take them.
 struct RecordArgs {
-  std::string timeline, filter;
+  std::string timeline, filter, max_output;
   bool events = false, pcapng = false;
   void add_to(CLI::App* cmd, const char* outputs) {
     cmd->add_option("--timeline", timeline,
-                    "INTERVAL (e.g. 10us): write timeline.csv, queues, rates, PFC and members "
-                    "every INTERVAL of virtual time");
+                    "INTERVAL (e.g. 10us, at least 1us): write timeline.csv, queues, rates, PFC "
+                    "and members every INTERVAL of virtual time");
+    cmd->add_option("--max-output", max_output,
+                    "SIZE: the most the run writes into --out-dir, all files together (4GiB); "
+                    "recordings stop there, the run's own outputs are never cut");
     cmd->add_flag("--events", events,
                   "write events.jsonl: one line per packet event (arrive, enqueue, mark, drop, "
                   "dequeue, PFC, load-balancing decision)");
@@ -100,6 +103,18 @@ struct RecordArgs {
       std::string w;
       if (!parse_duration_ns(timeline, out.timeline_ns, &w) || out.timeline_ns == 0) {
         why = "--timeline " + timeline + ": " + (w.empty() ? "must be > 0" : w);
+        return false;
+      }
+      if (out.timeline_ns < kMinTimelineNs) {
+        why = "--timeline " + timeline +
+              ": at least 1us (a finer timeline is rows of nothing; --events has every packet)";
+        return false;
+      }
+    }
+    if (!max_output.empty()) {
+      std::string w;
+      if (!parse_bytes(max_output, out.max_output, &w) || out.max_output == 0) {
+        why = "--max-output " + max_output + ": " + (w.empty() ? "must be > 0" : w);
         return false;
       }
     }
@@ -118,6 +133,28 @@ struct RecordArgs {
     return true;
   }
 };
+
+// --max-output reached mid-run: the run went on and its own outputs are
+// whole; the recordings (`files`) end at t_ns (run.json says so too).
+void report_recording_stopped(uint64_t t_ns, uint64_t cap, const std::string& files) {
+  std::cerr << "rocelb-dp: recording stopped at " << human_duration_ns(static_cast<double>(t_ns))
+            << " of virtual time: the outputs reached --max-output " << format_bytes(cap) << "; "
+            << files << " end there (the run went on to its end: its other outputs are whole)\n";
+}
+
+// The recordings a run makes, for that line: "timeline.csv, events.jsonl and links.csv".
+std::string recording_files(const RecordOptions& r, bool trace, bool links, bool captures) {
+  std::vector<std::string> f;
+  if (r.timeline_ns) f.push_back("timeline.csv");
+  if (r.events) f.push_back("events.jsonl");
+  if (trace) f.push_back("trace.jsonl");
+  if (captures) f.push_back("the captures");
+  if (links) f.push_back("links.csv");
+  std::string s;
+  for (size_t i = 0; i < f.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == f.size() ? " and " : ", ") + f[i];
+  return s;
+}
 
 // One line for a run that failed. A run stopped by SIGINT or SIGTERM says
 // only that (finish_run): what failed then is the stop's doing, e.g. a read
@@ -172,6 +209,9 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
     ReplayEngine engine(SwitchConfig::build(params), 65535);
     engine.set_link_events(parse_link_events(events, engine.dataplane().config()));
     const ReplayStats st = engine.run(inputs, out_dir, trace, record);
+    if (st.recording_stopped)
+      report_recording_stopped(st.recording_stopped_ns, record.max_output,
+                               recording_files(record, trace, false, false));
     if (!quiet) {
       std::cout << counters_table(engine.counters());
       std::cout << "virtual time " << (st.last_ns - st.first_ns) / 1000.0 << " us, outputs in "
@@ -260,6 +300,10 @@ int cmd_fabric(const FabricArgs& a) {
               << (why.empty() ? "must be > 0" : why) << "\n";
     return kExitUsage;
   }
+  if (window_ns < kMinLinkWindowNs) {
+    std::cerr << "rocelb-dp: --link-window " << a.window << ": at least 1us\n";
+    return kExitUsage;
+  }
   RecordOptions record;
   if (!a.record.parse(record, why)) {
     std::cerr << "rocelb-dp: " << why << "\n";
@@ -286,9 +330,6 @@ int cmd_fabric(const FabricArgs& a) {
                 << ": fewer switches or ports, or a larger --max-memory\n";
       return kExitUsage;
     }
-    eal_start(eal_args_for_replay(fabric_eal_memory_mb(mem.total)));
-    NicParams nic = topo.nic;
-    FabricEngine engine(std::move(topo), nic, std::move(wl), a.seed);
     FabricRunOptions opt;
     opt.out_dir = a.out_dir;
     opt.until_ns = until_ns;
@@ -298,7 +339,18 @@ int cmd_fabric(const FabricArgs& a) {
     opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
                        " --seed " + std::to_string(a.seed);
     for (const auto& s : a.sets) opt.command_line += " --set " + s;
+    // What it would write, against --max-output, before anything starts.
+    if (const auto problem = fabric_output_problem(topo, wl, opt)) {
+      std::cerr << "rocelb-dp: " << *problem << "\n";
+      return kExitUsage;
+    }
+    eal_start(eal_args_for_replay(fabric_eal_memory_mb(mem.total)));
+    NicParams nic = topo.nic;
+    FabricEngine engine(std::move(topo), nic, std::move(wl), a.seed);
     const FabricResult r = engine.run(opt);
+    if (r.recording_stopped)
+      report_recording_stopped(r.recording_stopped_ns, record.max_output,
+                               recording_files(record, false, true, !a.captures.empty()));
     if (!a.quiet) print_fabric_result(r, a.out_dir);
     return r.conserved ? 0 : 1;
   } catch (const TopologyError& e) {

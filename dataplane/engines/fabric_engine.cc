@@ -7,14 +7,21 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <queue>
 
+#include "control/human_units.h"
+#include "control/units.h"
 #include "dataplane/engines/fabric_memory.h"
+#include "dataplane/engines/fabric_output_estimate.h"
 #include "dataplane/engines/frame_sink.h"
+#include "dataplane/engines/link_meters.h"
 #include "dataplane/engines/mbuf_util.h"
+#include "dataplane/engines/output_budget.h"
 #include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/run_interrupt.h"
 #include "dataplane/engines/run_manifest.h"
@@ -76,25 +83,13 @@ struct Peer {
   bool connected = false;
 };
 
-// Bytes a sender put on its wire, per window of the run (links.csv).
-struct LinkMeter {
-  std::string from, to;
-  uint64_t speed_bps = 0;
-  std::vector<uint64_t> bytes;  // per window
-  void add(uint64_t start_ps, uint64_t wire_bytes, uint64_t window_ps) {
-    const size_t w = static_cast<size_t>(start_ps / window_ps);
-    if (bytes.size() <= w) bytes.resize(w + 1, 0);
-    bytes[w] += wire_bytes;
-  }
-};
-
 struct SwitchNode {
   std::string name;
   std::unique_ptr<Dataplane> dp;
   std::unique_ptr<SwitchClock> clock;
   std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
   std::array<Peer, kMaxPorts> peer{};
-  std::array<uint32_t, kMaxPorts> meter{};  // index into links
+  std::array<uint32_t, kMaxPorts> meter{};  // its link direction in Impl::links
   std::array<FrameSink, kMaxPorts> capture{};
   SwitchRecorder* rec = nullptr;  // with RecordOptions: what the switch did, told as it goes
 };
@@ -138,14 +133,14 @@ struct FabricEngine::Impl {
   rte_mempool* pool = nullptr;
   std::vector<SwitchNode> sw;
   std::vector<HostNode> hosts;
-  std::vector<LinkMeter> links;
+  LinkMeters links;                // links.csv
+  OutputBudget* budget = nullptr;  // --max-output, while a run runs
   std::vector<FlowRecord> records;
   std::vector<uint64_t> ideal_ps;
 
   // The run's state.
   std::priority_queue<Event, std::vector<Event>, Later> heap;
   uint64_t seq = 0;
-  uint64_t window_ps = 100'000'000;
   std::vector<uint8_t> buf;
   std::vector<uint8_t> scratch;
   uint64_t finished = 0;
@@ -169,6 +164,8 @@ struct FabricEngine::Impl {
   void start_flow(uint32_t f, uint64_t now_ps);
   void collect(uint32_t h, uint64_t now_ps);
   void record_unfinished();
+  uint64_t own_output_bound(size_t captures) const;
+  void write_links(const std::string& path, uint64_t end_ns);
   void release_events();
 };
 
@@ -253,8 +250,7 @@ void FabricEngine::Impl::build() {
     n.sched.fill(kNever);
   }
   auto add_meter = [&](std::string from, std::string to, uint64_t speed) {
-    links.push_back(LinkMeter{std::move(from), std::move(to), speed, {}});
-    return static_cast<uint32_t>(links.size() - 1);
+    return links.add_link(std::move(from), std::move(to), speed);
   };
   // A switch port sends at its configured speed (so `--set
   // leaf0:ports[5].speed=25G` makes that one direction slower).
@@ -420,8 +416,10 @@ void FabricEngine::Impl::host_send(uint32_t h, uint64_t now_ps) {
   const uint32_t len =
       host.nic->poll(now_ps, buf.data(), static_cast<uint32_t>(buf.size()), &start);
   if (len > 0) {
-    links[host.meter].add(start, len + kWireOverheadBytes, window_ps);
-    if (host.capture.is_open()) host.capture.write(start / 1000, buf.data(), len, {});
+    links.add(host.meter, start, len + kWireOverheadBytes);
+    if (host.capture.is_open() &&
+        budget->take(FrameSink::record_bytes(len, 0, host.capture.pcapng()), start / 1000))
+      host.capture.write(start / 1000, buf.data(), len, {});
     rte_mbuf* m = mbuf_from_bytes(pool, buf.data(), len);
     const uint64_t at = start + wire_ps(len, host.peer.speed_bps) + host.peer.delay_ps;
     push(at, Ev::kToSwitch, host.peer.index, host.peer.port, m, len);  // m null: no buffer
@@ -430,13 +428,94 @@ void FabricEngine::Impl::host_send(uint32_t h, uint64_t now_ps) {
   schedule_host(h, now_ps);
 }
 
+namespace {
+
+uint64_t count_numbers(const Json& j) {
+  if (j.is_number()) return 1;
+  uint64_t n = 0;
+  if (j.is_structured())
+    for (const Json& v : j) n += count_numbers(v);
+  return n;
+}
+
+// An interval as a duration option would give it: "1us", "100us", "1500ns".
+std::string duration_text(uint64_t ns) {
+  if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  if (ns % 1000 == 0) return std::to_string(ns / 1000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+}  // namespace
+
+std::optional<std::string> fabric_output_problem(const Topology& topo, const Workload& wl,
+                                                 const FabricRunOptions& opt) {
+  if (opt.link_window_ns < kMinLinkWindowNs)
+    return "--link-window " + duration_text(opt.link_window_ns) + ": at least " +
+           duration_text(kMinLinkWindowNs);
+  if (opt.record.timeline_ns && opt.record.timeline_ns < kMinTimelineNs)
+    return "--timeline " + duration_text(opt.record.timeline_ns) + ": at least " +
+           duration_text(kMinTimelineNs);
+  FabricOutputPlan plan;
+  plan.until_ns = opt.until_ns;
+  plan.link_window_ns = opt.link_window_ns;
+  plan.link_window_text = duration_text(opt.link_window_ns);
+  plan.timeline_text = duration_text(opt.record.timeline_ns);
+  plan.record = opt.record;
+  for (const std::string& c : opt.captures)
+    if (c.find(':') == std::string::npos) plan.host_captures.push_back(c);
+  return fabric_output_refusal(estimate_fabric_output(topo, wl, plan), opt.record.max_output);
+}
+
+// The most flows.csv, summary.json, the counters and run.json can take: the
+// counters' text now with every number at 20 digits, every flow's row at its
+// longest, and room for the summary, the manifest and the captures' headers.
+uint64_t FabricEngine::Impl::own_output_bound(size_t captures) const {
+  uint64_t b = (256 << 10) + captures * FrameSink::kMaxHeaderBytes;
+  for (const SwitchNode& n : sw) {
+    const Json j = counters_to_json(*n.dp, n.dp->snapshot(), 0);
+    b += j.dump(2).size() + 64 + 20 * count_numbers(j);
+    b += run_manifest_switch(n.name, n.dp->config()).dump(2).size() + 1024;
+  }
+  for (const FlowRecord& r : records) b += 240 + r.src.size() + r.dst.size();
+  return b;
+}
+
+void FabricEngine::Impl::write_links(const std::string& path, uint64_t end_ns) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw FabricError("cannot create " + path + ": " + std::strerror(errno));
+  errno = 0;
+  bool ok = std::fputs(LinkMeters::header(), f) >= 0 && links.write(f, end_ns);
+  int err = ok ? 0 : errno;
+  if (std::fflush(f) != 0 && !err) err = errno ? errno : -1;
+  if (std::fclose(f) != 0 && !err) err = errno ? errno : -1;
+  if (!ok || err) throw FabricError(write_error(path, err ? err : -1));
+}
+
 FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   Impl& I = *impl_;
   const auto wall0 = std::chrono::steady_clock::now();
-  if (opt.link_window_ns == 0) throw FabricError("the links.csv window must be > 0");
-  I.window_ps = opt.link_window_ns * 1000;
-
   check_run_interrupt();
+  // What the run may and will write, before anything is (output_budget.h,
+  // fabric_output_estimate.h).
+  if (const auto why = fabric_output_problem(I.topo, I.workload, opt)) throw FabricError(*why);
+  OutputBudget budget(opt.record.max_output);
+  if (!budget.reserve(I.own_output_bound(opt.captures.size())))
+    throw FabricError("--max-output " + format_bytes(opt.record.max_output) +
+                      ": less than the run's own outputs may need (flows.csv, summary.json, the "
+                      "counters and run.json: about " +
+                      human_bytes(static_cast<double>(I.own_output_bound(opt.captures.size()))) +
+                      ")");
+  I.budget = &budget;
+  I.links.start(opt.link_window_ns, &budget);
+  struct Unbudget {  // the budget dies with this run: nothing keeps it
+    Impl& impl;
+    ~Unbudget() {
+      impl.budget = nullptr;
+      impl.links.start(100'000, nullptr);
+    }
+  } unbudget{I};
+
   std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv", "run.json"};
   for (const SwitchNode& n : I.sw) names.push_back(n.name + ".counters.json");
   if (opt.record.events) names.push_back("events.jsonl");
@@ -453,7 +532,8 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
   std::optional<RunRecorder> recorder;
   if (opt.record.any()) {
     try {
-      recorder.emplace(opt.record, out->staged("events.jsonl"), out->staged("timeline.csv"), 0);
+      recorder.emplace(opt.record, out->staged("events.jsonl"), out->staged("timeline.csv"), 0,
+                       &budget);
     } catch (const std::runtime_error& e) {
       throw FabricError(e.what());
     }
@@ -515,10 +595,13 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
         const uint16_t port = static_cast<uint16_t>(e.b);
         if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
           const Peer& to = n.peer[port];
-          I.links[n.meter[port]].add(start, m->pkt_len + kWireOverheadBytes, I.window_ps);
+          I.links.add(n.meter[port], start, m->pkt_len + kWireOverheadBytes);
           const bool annotate = n.capture[port].pcapng();
           if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment : nullptr);
-          if (n.capture[port].is_open())
+          if (n.capture[port].is_open() &&
+              budget.take(
+                  FrameSink::record_bytes(m->pkt_len, annotate ? comment.size() : 0, annotate),
+                  start / 1000))
             n.capture[port].write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len,
                                   annotate ? comment : std::string());
           I.send_frame(to, m, start);  // an unlinked port returns none (no_link)
@@ -594,9 +677,7 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
     for (size_t s = 0; s < I.sw.size(); ++s)
       write_text(out->staged(I.sw[s].name + ".counters.json"), counters[s].dump(2) + "\n");
     write_text(out->staged("flows.csv"), flows_csv(I.records));
-    std::vector<LinkUse> uses;
-    for (const LinkMeter& l : I.links) uses.push_back({l.from, l.to, l.speed_bps, l.bytes});
-    write_text(out->staged("links.csv"), links_csv(uses, opt.link_window_ns, res.sim_ns));
+    I.write_links(out->staged("links.csv"), res.sim_ns);
     for (SwitchNode& n : I.sw)
       for (auto& c : n.capture) c.close();
     for (HostNode& h : I.hosts) h.capture.close();
@@ -610,6 +691,12 @@ FabricResult FabricEngine::run(const FabricRunOptions& opt) {
     manifest.extra["topology"] = I.topo.source;
     manifest.extra["workload"] = I.workload.description;
     manifest.extra["seed"] = I.seed;
+    if (budget.stopped()) {  // --max-output: where the recordings end
+      manifest.extra["recording_stopped"] = {{"t_ns", budget.stopped_ns()},
+                                             {"max_output_bytes", budget.cap()}};
+      res.recording_stopped = true;
+      res.recording_stopped_ns = budget.stopped_ns();
+    }
     write_text(out->staged("run.json"), run_manifest_json(manifest).dump(2) + "\n");
     std::vector<const NicCounters*> nics;
     for (const HostNode& h : I.hosts) nics.push_back(&h.nic->counters());

@@ -32,10 +32,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dataplane/engines/output_budget.h"
 #include "dataplane/engines/run_recorder.h"
 #include "dataplane/fabric/nic_params.h"
 #include "dataplane/fabric/topology.h"
@@ -49,13 +51,18 @@ class FabricError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The finest links.csv window (1 us).
+inline constexpr uint64_t kMinLinkWindowNs = 1000;
+
 struct FabricRunOptions {
   std::string out_dir;
   uint64_t until_ns = 0;  // 0: until every flow finished, at most 1 s after the last start
   std::vector<std::string> captures;
-  uint64_t link_window_ns = 100'000;
-  std::string command_line;  // recorded in summary.json
-  RecordOptions record;      // events.jsonl, timeline.csv, pcapng captures (run_recorder.h)
+  uint64_t link_window_ns = 100'000;  // at least kMinLinkWindowNs
+  std::string command_line;           // recorded in summary.json
+  // events.jsonl, timeline.csv, pcapng captures, and --max-output for all
+  // (run_recorder.h)
+  RecordOptions record;
 };
 
 struct FabricResult {
@@ -65,6 +72,9 @@ struct FabricResult {
   uint64_t flows = 0;
   uint64_t flows_finished = 0;
   bool conserved = true;  // every switch's counters balance
+  // --max-output reached: the recordings end at this virtual time.
+  bool recording_stopped = false;
+  uint64_t recording_stopped_ns = 0;
 };
 
 // What a --capture names: a host's NIC, or a switch port a link or host is
@@ -76,6 +86,13 @@ struct CaptureTarget {
   uint16_t port = 0;   // switch port
 };
 CaptureTarget capture_target(const Topology& topo, const std::string& spec);
+
+// Why a run with these options would be refused before it starts: a
+// window or interval under its floor, or outputs estimated beyond
+// --max-output (fabric_output_estimate.h); nullopt when it may run. No
+// EAL needed: rocelb-dp asks before starting DPDK, run() again.
+std::optional<std::string> fabric_output_problem(const Topology& topo, const Workload& wl,
+                                                 const FabricRunOptions& opt);
 
 class FabricEngine {
  public:

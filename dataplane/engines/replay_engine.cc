@@ -2,6 +2,7 @@
 
 #include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <atomic>
@@ -11,8 +12,11 @@
 #include <optional>
 #include <utility>
 
+#include "control/human_units.h"
+#include "control/units.h"
 #include "dataplane/engines/frame_sink.h"
 #include "dataplane/engines/mbuf_util.h"
+#include "dataplane/engines/output_budget.h"
 #include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/run_interrupt.h"
 #include "dataplane/engines/run_manifest.h"
@@ -135,6 +139,55 @@ void write_json(const std::string& path, const Json& j) {
 
 }  // namespace
 
+namespace {
+
+// --trace's share of --max-output. DecisionLog writes whole lines into a
+// buffered file the pipeline fills: every 1024 lines its size on disk (and
+// what its buffer may hold) is counted, and the next 1024 lines at their
+// longest must fit, or the trace ends.
+class TraceMeter {
+ public:
+  explicit TraceMeter(std::string path) : path_(std::move(path)) {}
+  bool fits(const DecisionLog& log, OutputBudget& budget, uint64_t now_ns) {
+    if (budget.stopped()) return false;
+    if (log.lines() < seen_ + kLines && seen_) return true;
+    seen_ = log.lines() ? log.lines() : 1;
+    struct stat st {};
+    const uint64_t on_disk =
+        ::stat(path_.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) + kBuffer : 0;
+    const uint64_t more = on_disk > counted_ ? on_disk - counted_ : 0;
+    if (!budget.room(more + kLines * kMaxLine, now_ns)) return false;
+    budget.add(more);
+    counted_ += more;
+    return true;
+  }
+
+ private:
+  static constexpr uint64_t kLines = 1024;
+  static constexpr uint64_t kMaxLine = 4096;
+  static constexpr uint64_t kBuffer = 64 << 10;
+  std::string path_;
+  uint64_t seen_ = 0;
+  uint64_t counted_ = 0;
+};
+
+}  // namespace
+
+// What a replay's own outputs may take: port pcaps as large as the regular
+// input files (pipes cannot say; with pcapng, half as much again for the
+// comments), their headers, counters.json and run.json.
+uint64_t replay_own_output_bound(const std::vector<ReplayInput>& inputs, bool pcapng,
+                                 const SwitchConfig& cfg) {
+  uint64_t in = 0;
+  for (const ReplayInput& i : inputs) {
+    struct stat st {};
+    if (i.path != "-" && ::stat(i.path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      in += static_cast<uint64_t>(st.st_size);
+  }
+  return (pcapng ? in + in / 2 : in) + cfg.port_ids.size() * (FrameSink::kMaxHeaderBytes + 8192) +
+         (256 << 10);
+}
+
 ReplayEngine::ReplayEngine(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs) {
   std::string name = "rl_replay" + std::to_string(g_pool_seq.fetch_add(1));
   // Room for a PacketNote per mbuf: what --pcapng says of each packet.
@@ -205,6 +258,17 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     input_of[o.in->port] = o.in;
   }
 
+  // --max-output (output_budget.h): room for the port pcaps as large as the
+  // input files (half as much again with --pcapng's comments), the counters
+  // and run.json, set aside first; the recordings share what is left.
+  OutputBudget budget(record.max_output);
+  if (!budget.reserve(replay_own_output_bound(inputs, record.pcapng, cfg)))
+    throw ReplayError(
+        "--max-output " + format_bytes(record.max_output) +
+        ": less than the port pcaps (as large as the inputs), counters.json and "
+        "run.json may need (about " +
+        human_bytes(static_cast<double>(replay_own_output_bound(inputs, record.pcapng, cfg))) +
+        ")");
   // 3. The outputs, staged in a private folder; a destination in the way is
   // found now, not after the run.
   const std::vector<std::string> names = output_names(cfg, trace, record);
@@ -217,6 +281,7 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   }
   std::unique_ptr<DecisionLog> log;
   if (trace) log = std::make_unique<DecisionLog>(out->staged("trace.jsonl"));
+  TraceMeter trace_meter(out->staged("trace.jsonl"));
   struct Detach {  // the log dies with this run, whatever happens
     Dataplane& dp;
     ~Detach() { dp.set_decision_log(nullptr); }
@@ -232,7 +297,8 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   SwitchRecorder* watch = nullptr;
   if (record.any()) {
     try {
-      recorder.emplace(record, out->staged("events.jsonl"), out->staged("timeline.csv"), t0.ns);
+      recorder.emplace(record, out->staged("events.jsonl"), out->staged("timeline.csv"), t0.ns,
+                       &budget);
     } catch (const std::runtime_error& e) {
       throw ReplayError(e.what());
     }
@@ -277,6 +343,9 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
     const bool departure = out >= 0 && (!in || out_ps <= sender_next[in->port()]);
     const uint64_t now_ps = departure ? out_ps : sender_next[in->port()];
     if (recorder) recorder->advance(now_ps / 1000);
+    // --trace: its room is checked every 1024 lines; a stop ends it too.
+    if (dp_->decision_log() && !trace_meter.fits(*log, budget, now_ps / 1000))
+      dp_->set_decision_log(nullptr);
     clock.begin_event(now_ps);
 
     if (departure) {
@@ -286,7 +355,12 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
         const uint64_t ts = t0.ns + start / 1000;
         if (watch) watch->depart(port, m, start / 1000, record.pcapng ? &comment : nullptr);
         const uint8_t* bytes = mbuf_bytes(m, scratch.data());
-        sinks[port].write(ts, bytes, m->pkt_len, comment);
+        if (!budget.own(sinks[port].write(ts, bytes, m->pkt_len, comment)))
+          throw ReplayError("the outputs passed --max-output " + format_bytes(record.max_output) +
+                            " at " + human_duration_ns(static_cast<double>(start / 1000)) +
+                            " of virtual time (the port pcaps alone: " +
+                            human_bytes(static_cast<double>(budget.own_bytes())) +
+                            "); nothing was written: a larger --max-output");
         ParsedPacket departed;
         if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
           reorder_.observe(departed);
@@ -351,6 +425,12 @@ ReplayStats ReplayEngine::run(const std::vector<ReplayInput>& inputs, const std:
   Json ins = Json::array();
   for (const ReplayInput& in : inputs) ins.push_back({{"port", in.port}, {"path", in.path}});
   manifest.extra["inputs"] = ins;
+  if (budget.stopped()) {  // --max-output: where the recordings end
+    manifest.extra["recording_stopped"] = {{"t_ns", t0.ns + budget.stopped_ns()},
+                                           {"max_output_bytes", budget.cap()}};
+    stats_.recording_stopped = true;
+    stats_.recording_stopped_ns = budget.stopped_ns();
+  }
   write_json(out->staged("run.json"), run_manifest_json(manifest));
   check_run_interrupt();  // the last moment: once moving, the outputs land
   try {

@@ -49,7 +49,16 @@ struct ReplayStats {
   uint64_t first_ns = 0;  // earliest input timestamp
   uint64_t last_ns = 0;   // last departure
   uint64_t events = 0;
+  // --max-output reached: the recordings end this long after time zero.
+  bool recording_stopped = false;
+  uint64_t recording_stopped_ns = 0;
 };
+
+// The room a replay sets aside under --max-output for its own outputs: port
+// pcaps as large as its regular input files (pipes cannot say; with pcapng,
+// half as much again), their headers, counters.json and run.json.
+uint64_t replay_own_output_bound(const std::vector<ReplayInput>& inputs, bool pcapng,
+                                 const SwitchConfig& cfg);
 
 class ReplayEngine {
  public:

@@ -28,8 +28,12 @@ void RunRecorder::close(std::FILE*& f, const std::string& path) {
 }
 
 RunRecorder::RunRecorder(const RecordOptions& opt, const std::string& events_path,
-                         const std::string& timeline_path, uint64_t base_ns)
-    : opt_(opt), base_ns_(base_ns), events_path_(events_path), timeline_path_(timeline_path) {
+                         const std::string& timeline_path, uint64_t base_ns, OutputBudget* budget)
+    : opt_(opt),
+      base_ns_(base_ns),
+      events_path_(events_path),
+      timeline_path_(timeline_path),
+      budget_(budget) {
   if (opt_.events) events_ = open(events_path_);
   if (opt_.timeline_ns) {
     timeline_ = open(timeline_path_);
@@ -47,13 +51,27 @@ RunRecorder::~RunRecorder() {
 SwitchRecorder& RunRecorder::add(std::string name, Dataplane& dp) {
   switches_.push_back(
       std::make_unique<SwitchRecorder>(std::move(name), dp, base_ns_, events_, opt_.filter));
+  switches_.back()->set_budget(budget_);
   if (sampler_) sampler_->add(*switches_.back());
   return *switches_.back();
 }
 
+// One row group ending at t_ns, if the budget has room for it; false (and
+// no more timeline) when it has not.
+bool RunRecorder::sample(uint64_t t_ns, uint64_t interval_ns) {
+  if (budget_ && !budget_->room(sampler_->max_sample_bytes(), t_ns)) {
+    timeline_stopped_ = true;
+    return false;
+  }
+  const long before = budget_ ? std::ftell(timeline_) : 0;
+  sampler_->sample(t_ns, interval_ns);
+  if (budget_) budget_->add_span(before, std::ftell(timeline_));
+  return true;
+}
+
 void RunRecorder::advance_to(uint64_t now_ns) {
-  while (next_ns_ <= now_ns) {
-    sampler_->sample(next_ns_, opt_.timeline_ns);
+  while (next_ns_ <= now_ns && !timeline_stopped_) {
+    if (!sample(next_ns_, opt_.timeline_ns)) return;
     last_ns_ = next_ns_;
     next_ns_ += opt_.timeline_ns;
   }
@@ -62,10 +80,11 @@ void RunRecorder::advance_to(uint64_t now_ns) {
 void RunRecorder::finish(uint64_t end_ns) {
   if (finished_) return;
   finished_ = true;
-  if (sampler_) {
+  if (sampler_ && !timeline_stopped_) {
     advance(end_ns);
     // The rest of the run, up to its end, as one shorter interval.
-    if (end_ns > last_ns_ || sampler_->rows() == 0) sampler_->sample(end_ns, end_ns - last_ns_);
+    if (!timeline_stopped_ && (end_ns > last_ns_ || sampler_->rows() == 0))
+      sample(end_ns, end_ns - last_ns_);
   }
   close(events_, events_path_);
   close(timeline_, timeline_path_);

@@ -112,6 +112,10 @@ bool SwitchRecorder::begin(const char* ev, uint64_t now_ns, uint16_t port, int i
   if (!f_) return false;
   if (!filter_.empty() && !filter_.matches(port, in_port, tc, parsed ? &parsed_ : nullptr))
     return false;
+  if (budget_) {
+    if (!budget_->room(kMaxLineBytes, now_ns)) return false;  // recording stopped
+    line_start_ = std::ftell(f_);
+  }
   std::fprintf(f_, "{\"t_ns\":%" PRIu64 ",\"ev\":\"%s\",\"switch\":\"%s\",\"port\":%u",
                base_ns_ + now_ns, ev, name_.c_str(), port);
   if (in_port >= 0) std::fprintf(f_, ",\"in_port\":%d", in_port);
@@ -139,6 +143,7 @@ void SwitchRecorder::packet_fields(bool parsed, uint32_t len) {
 void SwitchRecorder::end() {
   std::fputs("}\n", f_);
   ++lines_;
+  if (budget_) budget_->add_span(line_start_, std::ftell(f_));
 }
 
 void SwitchRecorder::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_ns) {
@@ -233,6 +238,10 @@ void SwitchRecorder::on_balance(rte_mbuf* m, const GroupConfig& g, const LbDecis
   if (!f_) return;
   const bool parsed = parse(m);
   if (!filter_.empty() && !filter_.matches(port, m->port, -1, parsed ? &parsed_ : nullptr)) return;
+  if (budget_) {
+    if (!budget_->room(kMaxLineBytes, now_ns)) return;  // recording stopped
+    line_start_ = std::ftell(f_);
+  }
   FlowKey key;
   flow_key_of(parsed_, rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, key);
   char head[160];
@@ -240,6 +249,7 @@ void SwitchRecorder::on_balance(rte_mbuf* m, const GroupConfig& g, const LbDecis
   write_decision_json(f_, base_ns_ + now_ns, head, g.name, g.spec.mode, key,
                       flow_hash(key, g.spec.hash), d, port);
   ++lines_;
+  if (budget_) budget_->add_span(line_start_, std::ftell(f_));
 }
 
 void SwitchRecorder::on_enqueue(rte_mbuf* m, uint16_t in_port, uint16_t port, uint8_t tc,

@@ -18,8 +18,9 @@
 // The engine tells arrivals and departures (arrive(), depart()); the
 // pipeline tells the rest through the PacketObserver hooks. Times passed in
 // are the engine's (from 0); lines carry base_ns + time, the clock of the
-// output pcaps. Knobs: the filter; events on or off. Counters: events
-// written (lines()).
+// output pcaps. Each line asks the run's OutputBudget for room first; once
+// it says no, no more lines are written. Knobs: the filter; events on or
+// off. Counters: events written (lines()).
 #pragma once
 
 #include <rte_mbuf.h>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "dataplane/engines/event_filter.h"
+#include "dataplane/engines/output_budget.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/forward/packet_observer.h"
 #include "dataplane/wire/parsed_packet.h"
@@ -70,6 +72,11 @@ class SwitchRecorder final : public PacketObserver {
   void on_drop(const rte_mbuf* m, uint16_t port, uint8_t tc, DropReason r,
                uint64_t now_ns) override;
 
+  // --max-output: each event line asks it for room first (output_budget.h).
+  void set_budget(OutputBudget* budget) { budget_ = budget; }
+  // An upper bound of one event line's bytes.
+  static constexpr uint64_t kMaxLineBytes = 4096;
+
   const std::string& name() const { return name_; }
   Dataplane& dataplane() { return dp_; }
   IntervalCounts& counts() { return counts_; }
@@ -92,6 +99,8 @@ class SwitchRecorder final : public PacketObserver {
   ParsedPacket parsed_;
   std::vector<uint8_t> scratch_;
   uint64_t lines_ = 0;
+  OutputBudget* budget_ = nullptr;
+  long line_start_ = 0;  // where the line being written began in f_
 };
 
 // The annotation of a frame leaving `port` at start_ns (the note's times on

@@ -9,6 +9,10 @@ namespace rocelb {
 
 namespace {
 
+// The longest a row's fixed parts can be: t_ns and value (20 digits each),
+// port, class, the commas and the newline.
+constexpr uint64_t kRowBytes = 20 + 5 + 1 + 20 + 6;
+
 // The rate of `bytes` sent in interval_ns, in bits per second (0 for no interval).
 uint64_t bits_per_second(uint64_t bytes, uint64_t interval_ns) {
   return interval_ns ? static_cast<uint64_t>(static_cast<__uint128_t>(bytes) * 8'000'000'000ull /
@@ -33,6 +37,13 @@ void TimelineSampler::add(SwitchRecorder& rec) {
     s.last_tx[p] = dp.tx(p).tx_bytes;
     s.last_rx[p] = snap.port[p][PortCounter::rx_bytes];
   }
+  // Per port 5 rows, per queue 5, per priority 4 (metric names of at most
+  // 16 bytes); per member 2 (group.<name>.load_bps).
+  const uint64_t row = kRowBytes + rec.name().size();
+  max_sample_bytes_ +=
+      dp.config().port_ids.size() * (5 + 5 * kNumTrafficClasses + 4 * kPfcPriorities) * (row + 16);
+  for (const GroupConfig& g : dp.config().groups)
+    max_sample_bytes_ += g.members.size() * 2 * (row + g.name.size() + 16);
   switches_.push_back(std::move(s));
 }
 
@@ -53,6 +64,7 @@ void TimelineSampler::row(uint64_t t_ns, const Switch& s, uint16_t port, const s
 }
 
 void TimelineSampler::add_host(std::string name, const NicCounters& counters) {
+  max_sample_bytes_ += 7 * (kRowBytes + name.size() + 32);  // nic.retransmitted_packets
   hosts_.push_back(Host{std::move(name), &counters, counters, false});
 }
 

@@ -49,6 +49,10 @@ class TimelineSampler {
   // ending at t_ns (the engine's clock).
   void sample(uint64_t t_ns, uint64_t interval_ns);
   uint64_t rows() const { return rows_; }
+  // An upper bound of the bytes one sample() writes (every port, queue,
+  // priority, member and NIC shown, every number at its longest): what a
+  // row group asks the run's OutputBudget for.
+  uint64_t max_sample_bytes() const { return max_sample_bytes_; }
 
  private:
   struct Switch {
@@ -77,6 +81,7 @@ class TimelineSampler {
   std::vector<Switch> switches_;
   std::vector<Host> hosts_;
   uint64_t rows_ = 0;
+  uint64_t max_sample_bytes_ = 0;
 };
 
 }  // namespace rocelb

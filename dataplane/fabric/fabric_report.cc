@@ -123,25 +123,3 @@ nlohmann::ordered_json slowdown_summary(const std::vector<FlowRecord>& flows) {
 }
 
 }  // namespace rocelb
-
-namespace rocelb {
-
-std::string links_csv(const std::vector<LinkUse>& links, uint64_t window_ns, uint64_t end_ns) {
-  std::string out = "from,to,window_start_ns,tx_bytes,utilization\n";
-  const uint64_t windows = window_ns ? end_ns / window_ns + 1 : 0;
-  char buf[256];
-  for (const LinkUse& l : links)
-    for (uint64_t w = 0; w < windows; ++w) {
-      const uint64_t b = w < l.wire_bytes.size() ? l.wire_bytes[w] : 0;
-      const double util =
-          l.speed_bps ? static_cast<double>(b) * 8.0 * 1e9 /
-                            (static_cast<double>(l.speed_bps) * static_cast<double>(window_ns))
-                      : 0.0;
-      std::snprintf(buf, sizeof buf, "%s,%s,%llu,%llu,%.4f\n", l.from.c_str(), l.to.c_str(),
-                    (unsigned long long)(w * window_ns), (unsigned long long)b, util);
-      out += buf;
-    }
-  return out;
-}
-
-}  // namespace rocelb

@@ -55,21 +55,3 @@ std::string flows_csv(const std::vector<FlowRecord>& flows);
 nlohmann::ordered_json slowdown_summary(const std::vector<FlowRecord>& flows);
 
 }  // namespace rocelb
-
-namespace rocelb {
-
-// What one sender put on one wire (a switch port or a host's NIC), per
-// window of the run.
-struct LinkUse {
-  std::string from, to;  // "leaf0:4", "spine0:0", "h3"
-  uint64_t speed_bps = 0;
-  std::vector<uint64_t> wire_bytes;  // per window, frames + 20 bytes each
-};
-
-// links.csv: `from,to,window_start_ns,tx_bytes,utilization`, every link and
-// every window from 0 to the end of the run (utilization = wire bits sent
-// in the window / (speed × window)); a frame counts in the window where its
-// first bit went out.
-std::string links_csv(const std::vector<LinkUse>& links, uint64_t window_ns, uint64_t end_ns);
-
-}  // namespace rocelb

@@ -185,6 +185,39 @@ TEST_F(Recorder, TimelinePeakIsTheWatermarkAndTxAddsUp) {
   EXPECT_EQ(tx, c["ports"][3]["tx_bytes"].get<uint64_t>());
 }
 
+// --max-output reached mid-run: the events end at a whole line, the
+// timeline at a whole interval, the run goes on and its pcaps are whole;
+// the folder stays under the cap and run.json says where recording stopped.
+TEST_F(Recorder, ACapStopsRecordingAtAWholeLineAndThePcapsStayWhole) {
+  RecordOptions rec;
+  rec.events = true;
+  rec.timeline_ns = 1000;
+  run(rec, "whole");
+  const uint64_t events = fs::file_size(dir_ / "whole" / "events.jsonl");
+  // What the run sets aside for its own outputs, and half the events.
+  rec.max_output =
+      replay_own_output_bound(in_, false, *SwitchConfig::build(test::default_params())) +
+      events / 2;
+  ReplayEngine e(SwitchConfig::build(test::default_params()), 8191);
+  const ReplayStats st = e.run(in_, (dir_ / "cut").string(), false, rec);
+  EXPECT_EQ(mbufs_in_use(e.pool()), 0u);
+  ASSERT_TRUE(st.recording_stopped);
+  uint64_t total = 0;
+  for (const auto& f : fs::directory_iterator(dir_ / "cut")) total += fs::file_size(f.path());
+  EXPECT_LE(total, rec.max_output);
+  const std::string cut = slurp(dir_ / "cut" / "events.jsonl");
+  EXPECT_GT(cut.size(), events / 8);
+  EXPECT_LT(cut.size(), events);
+  ASSERT_EQ(cut.back(), '\n');
+  EXPECT_EQ(slurp(dir_ / "whole" / "events.jsonl").rfind(cut, 0), 0u);  // a prefix of the whole
+  const std::string tl = slurp(dir_ / "cut" / "timeline.csv");
+  EXPECT_EQ(slurp(dir_ / "whole" / "timeline.csv").rfind(tl, 0), 0u);
+  EXPECT_EQ(slurp(dir_ / "cut" / "port3.pcap"), slurp(dir_ / "whole" / "port3.pcap"));
+  const Json m = Json::parse(slurp(dir_ / "cut" / "run.json"));
+  EXPECT_EQ(m["recording_stopped"]["t_ns"].get<uint64_t>(), kT0 + st.recording_stopped_ns);
+  EXPECT_EQ(m["recording_stopped"]["max_output_bytes"], rec.max_output);
+}
+
 TEST(EventFilterParse, BadPartsAreNamed) {
   const std::pair<const char*, const char*> cases[] = {
       {"port", "expected KEY=VALUE"},
