@@ -1,6 +1,7 @@
 #include "control/config_loader.h"
 
 #include "control/bounded_file.h"
+#include "control/yaml_document.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -1363,33 +1364,6 @@ std::vector<AppliedOverride> apply_overrides(YAML::Node& root,
   return applied;
 }
 
-// Ignores every event: used only to count documents.
-class NullEvents : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
-// Documents in the text, counting no further than `limit`.
-size_t count_documents(const std::string& text, size_t limit) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  NullEvents events;
-  size_t n = 0;
-  while (n < limit && parser.HandleNextDocument(events)) ++n;
-  return n;
-}
-
 // Applies the overrides to `root` (modified) and validates the result.
 ConfigParams validate_document(YAML::Node& root, const std::string& source_name,
                                const std::vector<std::string>& overrides,
@@ -1408,19 +1382,17 @@ ConfigParams validate_document(YAML::Node& root, const std::string& source_name,
 ConfigParams load_config_text(const std::string& yaml_text, const std::string& source_name,
                               const std::vector<std::string>& overrides,
                               const MemoryRuntime& runtime) {
-  // yaml-cpp 0.7's LoadAll can loop forever on some malformed input (found
-  // by the config fuzzer), so the first document is loaded with Load and the
-  // documents are counted with a bounded walk of the event stream.
-  YAML::Node first;
-  size_t docs = 0;
+  // Counted on the event stream before a tree is built (control/
+  // yaml_document.h): at most kMaxSwitchConfigNodes nodes, an alias as the
+  // nodes it stands for (the UTF-8 check walks them), no duplicate key, one
+  // document (yaml-cpp 0.7's LoadAll can loop forever on some malformed
+  // input, found by the config fuzzer).
+  YAML::Node root;
   try {
-    first = YAML::Load(yaml_text);
-    docs = count_documents(yaml_text, 2);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(yaml_error_where(source_name, e) + ": invalid YAML: " + e.msg);
+    root = load_yaml_document(yaml_text, source_name, kMaxSwitchConfigNodes);
+  } catch (const YamlDocumentError& e) {
+    throw ConfigError(e.what());
   }
-  if (docs > 1) throw ConfigError(source_name + ": expected one YAML document, found more");
-  YAML::Node root = docs == 0 ? YAML::Node(YAML::NodeType::Null) : first;
   return validate_document(root, source_name, overrides, runtime);
 }
 

@@ -125,12 +125,12 @@ TEST(ConfigLoader, TopLevelMustBeAMap) {
 TEST(ConfigLoader, DuplicateKey) {
   Doc d;
   d.qos = "qos: {trust: dscp, trust: pcp}\n";
-  EXPECT_EQ(error_of(d.text()), "x.yaml: qos.trust: duplicate key");
+  EXPECT_EQ(error_of(d.text()), "x.yaml:12:20: qos.trust: duplicate key");
 }
 
 TEST(ConfigLoader, OneDocumentOnly) {
   EXPECT_EQ(error_of(Doc().text() + "---\n" + Doc().text()),
-            "x.yaml: expected one YAML document, found more");
+            "x.yaml: expected one YAML document, found more (separated by ---)");
 }
 
 TEST(ConfigLoader, YamlSyntaxErrorNamesLineAndColumn) {
@@ -809,7 +809,7 @@ TEST(ConfigGroups, SortedByName) {
 
 TEST(ConfigGroups, DuplicateGroupName) {
   EXPECT_EQ(group_error("groups:\n  g: {members: [10.0.0.2]}\n  g: {members: [10.0.1.2]}\n"),
-            "x.yaml: groups.g: duplicate key");
+            "x.yaml:10:3: groups.g: duplicate key");
 }
 
 // ---- group load-balancing knobs ---------------------------------------------
@@ -1320,6 +1320,32 @@ namespace {
 TEST(ConfigLoaderRegression, MalformedBlockWithLeadingCommaDoesNotHang) {
   const std::string text = "# rocelb default switch: one leaports:\n  , mac: 00:0f of a t:002";
   EXPECT_THROW(load_config_text(text, "x.yaml"), ConfigError);
+}
+
+}  // namespace
+}  // namespace rocelb
+
+namespace rocelb {
+namespace {
+
+// Nested aliases ("billion laughs") stand for more nodes than any config
+// has: refused while the text is read, before anything walks them (the
+// UTF-8 check would have walked every one).
+TEST(ConfigLoader, NestedAliasesAreRefusedBeforeAnyWalk) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 13; ++i)
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) +
+            ", *a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
+            std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
+            std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
+            std::to_string(i - 1) + "]\n";
+  try {
+    load_config_text(text, "bomb.yaml");
+    FAIL() << "loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 3000000 YAML nodes"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
