@@ -127,6 +127,29 @@ TEST(CtlCommands, UsageErrorsExit2) {
   }
 }
 
+TEST(CtlCommands, AMistypedNameGetsTheNearestOne) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"sho", "counters"}, "rocelbctl: sho: no such command; did you mean show?"},
+      {{"--socket", "/x", "conifg", "apply", "f"},
+       "rocelbctl: conifg: no such command; did you mean config?"},
+      {{"frobnicate"}, "rocelbctl: frobnicate: no such command (rocelbctl --help)"},
+      {{"show", "countrs"}, "countrs: no such target; did you mean counters?"},
+      {{"--sockt", "/x", "show", "ports"},
+       "rocelbctl: --sockt: no such option; did you mean --socket?"},
+  };
+  for (const auto& [args, want] : cases) {
+    const CtlRun r = ctl(args);
+    EXPECT_EQ(r.code, kCtlExitUsage) << args[0];
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+  }
+}
+
+TEST(CtlCommands, VersionExits0) {
+  const CtlRun r = ctl({"--version"});
+  EXPECT_EQ(r.code, kCtlExitOk);
+  EXPECT_EQ(r.out.rfind("rocelb 0.1.0 (", 0), 0u) << r.out;
+}
+
 TEST(CtlCommands, HelpExits0) {
   const CtlRun r = ctl({"--help"});
   EXPECT_EQ(r.code, kCtlExitOk);

@@ -1,5 +1,7 @@
 #include "tools/ctl/ctl_commands.h"
 
+#include "common/cli_app.h"
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <optional>
@@ -239,7 +241,18 @@ int run_ctl(const std::vector<std::string>& args, const CtlContext& ctx) {
 
   std::vector<std::string> targets(std::begin(kShowTargets), std::end(kShowTargets));
   CLI::App* show = app.add_subcommand("show", "print what the switch reports");
-  show->add_option("what", a.what, "what to show")->required()->check(CLI::IsMember(targets));
+  show->add_option("what", a.what, "what to show")
+      ->required()
+      ->check(CLI::Validator(
+          [targets](std::string& w) -> std::string {
+            if (std::find(targets.begin(), targets.end(), w) != targets.end()) return "";
+            const std::string near = nearest_name(w, targets);
+            std::string all;
+            for (const auto& t : targets) all += (all.empty() ? "" : ", ") + t;
+            return w + ": no such target" + (near.empty() ? "" : "; did you mean " + near + "?") +
+                   " (" + all + ")";
+          },
+          "TARGET"));
   show->add_flag("--json", a.json, "print the result as JSON");
 
   CLI::App* set = app.add_subcommand("set", "change one key of the running config");
@@ -263,11 +276,32 @@ int run_ctl(const std::vector<std::string>& args, const CtlContext& ctx) {
   watch->add_option("--count", a.count, "stop after N refreshes (default 0: never)")
       ->check(CLI::NonNegativeNumber);
 
+  add_version_flag(app);
+
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, ctx.out, ctx.err);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e, ctx.out, ctx.err);  // --help, --version
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      cli_error(app, e, "rocelbctl", ctx.out, ctx.err);
+      return kCtlExitUsage;
+    }
+    // An unknown command reads as "a subcommand is required": name the nearest.
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--socket" || args[i] == "--fabric") {
+        ++i;  // and its value
+        continue;
+      }
+      if (args[i].empty() || args[i][0] == '-') continue;
+      if (std::find(commands.begin(), commands.end(), args[i]) != commands.end()) break;
+      const std::string near = nearest_name(args[i], commands);
+      ctx.err << "rocelbctl: " << args[i] << ": no such command"
+              << (near.empty() ? "" : "; did you mean " + near + "?") << " (rocelbctl --help)\n";
+      return kCtlExitUsage;
+    }
     ctx.err << "rocelbctl: " << e.what() << " (rocelbctl --help for usage)\n";
     return kCtlExitUsage;
   }
