@@ -131,6 +131,12 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
 
 std::optional<std::string> fabric_output_refusal(const FabricOutputEstimate& e, uint64_t cap) {
   if (e.total <= cap) return std::nullopt;
+  uint64_t own = 0;  // what no recording option shrinks
+  for (const OutputPart& p : e.parts)
+    if (p.option.empty()) own += p.bytes;
+  if (own > cap)
+    return "--max-output " + format_bytes(cap) + ": less than the run's own outputs need (" +
+           e.parts.front().file + ": about " + human_bytes(static_cast<double>(own)) + ")";
   const OutputPart* blame = nullptr;
   for (const OutputPart& p : e.parts)
     if (!p.option.empty() && (!blame || p.bytes > blame->bytes)) blame = &p;

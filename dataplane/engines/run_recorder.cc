@@ -1,10 +1,11 @@
 #include "dataplane/engines/run_recorder.h"
 
-#include "dataplane/engines/write_file.h"
-
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "dataplane/engines/run_interrupt.h"
+#include "dataplane/engines/write_file.h"
 
 namespace rocelb {
 
@@ -71,6 +72,7 @@ bool RunRecorder::sample(uint64_t t_ns, uint64_t interval_ns) {
 
 void RunRecorder::advance_to(uint64_t now_ns) {
   while (next_ns_ <= now_ns && !timeline_stopped_) {
+    check_run_interrupt();  // a long idle stretch is many intervals in one call
     if (!sample(next_ns_, opt_.timeline_ns)) return;
     last_ns_ = next_ns_;
     next_ns_ += opt_.timeline_ns;

@@ -105,6 +105,12 @@ TEST_F(OutputBound, AFabricRunEstimatedPastTheCapIsRefusedBeforeItStarts) {
                            "more than --max-output 10MB", "--events-filter"})
     EXPECT_NE(r.err.find(says), std::string::npos) << says << "\n" << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "o"));
+  // Less than the run's own outputs need: --max-output itself is named.
+  const auto own = fabric("two.yaml", "--max-output 1KB --out-dir " + (dir_ / "o").string());
+  EXPECT_EQ(own.exit_code, 2);
+  EXPECT_EQ(own.err.rfind("rocelb-dp: --max-output 1KB: less than the run's own outputs need (", 0),
+            0u)
+      << own.err;
   // A filter keeps an unknown share: the run starts, bounded by the cap.
   const auto f = fabric("two.yaml",
                         "--events --events-filter qp=256 --max-output 10MB --quiet "
