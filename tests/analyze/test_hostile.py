@@ -487,8 +487,15 @@ class OptionsTest(Hostile):
         self.refused([d, "--top", "-1"], "--top -1: must be 1 .. 1000 (0: the defaults)")
         self.refused([d, "--top", "x"], "--top", "invalid int value")
         self.refused([d, "--max-input", "lots"], "--max-input 'lots': not a size")
-        self.refused([d, "--frobnicate"], "unrecognized arguments: --frobnicate")
+        self.refused([d, "--frobnicate"], "--frobnicate: no such option (rocelb-analyze --help)")
+        self.refused([d, "--tabel"], "--tabel: no such option; did you mean --table?")
+        self.refused([d, "--max-inpt=1GiB"], "--max-inpt: no such option; did you mean --max-input?")
         self.refused([], "the following arguments are required: DIR")
+
+    def test_version_names_the_tree(self):
+        code, out, err = analyze("--version")
+        self.assertEqual(code, 0, err)
+        self.assertTrue(out.startswith("rocelb-analyze ("), out)
 
     def test_out_over_an_input_is_refused(self):
         d = self.run_dir()

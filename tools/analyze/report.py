@@ -2,10 +2,12 @@
 write the page, summary.json and the CSV of every plotted series."""
 
 import argparse
+import difflib
 import csv
 import json
 import os
 import re
+import subprocess
 import sys
 
 from . import analysis, html, limits, plots
@@ -140,13 +142,49 @@ class _Parser(argparse.ArgumentParser):
     """A bad option is one line and exit 2, as any other bad input."""
 
     def error(self, message):
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            # Name the option nearest to each mistyped one, as rocelb's C++
+            # programs do (common/cli_app.h).
+            known = [o for a in self._actions for o in a.option_strings]
+            for word in message[len(prefix):].split():
+                if word.startswith("-"):
+                    name = word.split("=", 1)[0]
+                    near = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+                    message = "%s: no such option%s" % (
+                        name, "; did you mean %s?" % near[0] if near else "")
+                    break
         print("rocelb-analyze: %s (rocelb-analyze --help)" % message, file=sys.stderr)
         sys.exit(2)
+
+
+def _version():
+    """"rocelb-analyze (git describe)" of the tree it runs from."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        out = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty", "--tags"],
+                             capture_output=True, text=True, timeout=5)
+        described = out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        described = ""
+    return "rocelb-analyze (%s)" % (described or "unknown")
+
+
+class _VersionAction(argparse.Action):
+    """--version: git is asked only when the option is given."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version())
+        sys.exit(0)
 
 
 def _args(argv):
     p = _Parser(prog="rocelb-analyze", usage=USAGE.split("\n")[0],
                 description=USAGE.split("\n\n", 1)[1])
+    p.add_argument("--version", action=_VersionAction, help="print the version and exit")
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run output directories")
     p.add_argument("--out", metavar="FILE", help="the report (default: DIR/report.html)")
     p.add_argument("--table", action="store_true",
