@@ -62,7 +62,7 @@ inline CLI::Validator uint_range(uint64_t min, uint64_t max) {
         if (why.empty()) s = std::to_string(v);
         return why;
       },
-      "UINT:" + uint_bound_text(min) + ".." + uint_bound_text(max), "uint_range");
+      uint_bound_text(min) + ".." + uint_bound_text(max), "uint_range");
 }
 
 // One line on stderr: "PROGRAM: --seed: -1: must be an integer 0..2^64-1".
