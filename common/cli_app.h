@@ -7,6 +7,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,23 +40,38 @@ inline std::vector<std::string> cli_names(CLI::App& app) {
 }
 
 // Handles a CLI11 error: help and --version print and give 0; an argument
-// nobody expected is named with the nearest name (exit 2); any other error
-// is CLI11's message (exit 2). `prog` prefixes the suggestion line ("":
-// none, for a caller that prefixes what it prints).
+// nobody expected is named with the nearest name (exit 2), and so is an
+// unknown command where `app` requires one (`args`: the command line
+// without the program's name); any other error is CLI11's message (exit
+// 2). `prog` prefixes the suggestion line ("": none, for a caller that
+// prefixes what it prints).
 inline int cli_error(CLI::App& app, const CLI::ParseError& e, const std::string& prog,
-                     std::ostream& out, std::ostream& err) {
+                     std::ostream& out, std::ostream& err,
+                     const std::vector<std::string>& args = {}) {
   if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e, out, err);
+  const std::string lead = prog.empty() ? "" : prog + ": ";
+  auto name = [&](const std::string& word, const std::vector<std::string>& names, bool option) {
+    const std::string near = nearest_name(word, names);
+    err << lead << word << ": no such " << (option ? "option" : "command");
+    if (!near.empty()) err << "; did you mean " << near << "?";
+    err << " (--help lists them)\n";
+    return 2;
+  };
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    const std::vector<std::string> names = cli_names(app);
-    for (const std::string& extra : app.remaining(true)) {
-      const std::string word = extra.substr(0, extra.find('='));
-      const std::string near = nearest_name(word, names);
-      err << (prog.empty() ? "" : prog + ": ") << word << ": no such "
-          << (word.rfind("-", 0) == 0 ? "option" : "subcommand or argument");
-      if (!near.empty()) err << "; did you mean " << near << "?";
-      err << " (--help lists them)\n";
-      return 2;
-    }
+    // An option first (a value after a mistyped option is only its value).
+    const std::vector<std::string> extras = app.remaining(true);
+    for (const std::string& extra : extras)
+      if (extra.rfind("-", 0) == 0)
+        return name(extra.substr(0, extra.find('=')), cli_names(app), true);
+    if (!extras.empty()) return name(extras.front(), cli_names(app), false);
+  }
+  if (app.get_require_subcommand_min() > 0 && app.get_subcommands().empty()) {
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    for (const std::string& a : args)
+      if (!a.empty() && a[0] != '-' &&
+          std::find(commands.begin(), commands.end(), a) == commands.end())
+        return name(a, commands, false);
   }
   app.exit(e, out, err);
   return 2;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "common/cli_app.h"
 #include "common/cli_uint.h"
 #include "control/config_loader.h"
 #include "control/control_server.h"
@@ -22,6 +23,7 @@
 #include "dataplane/engines/run_interrupt.h"
 #include "dataplane/fabric/topology_explicit.h"
 #include "dataplane/mgmt/control_service.h"
+#include "dataplane/mgmt/dpdk_log_limiter.h"
 #include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
 #include "dataplane/xdp/xdp_steering.h"
@@ -220,6 +222,9 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
   } catch (const ReplayError& e) {
     report_error(e);
     return kExitUsage;
+  } catch (const ConfigError& e) {  // a policy refused while the switch is built
+    report_error(e);
+    return kExitUsage;
   } catch (const std::exception& e) {
     report_error(e);
     return 1;
@@ -359,6 +364,8 @@ int cmd_fabric(const FabricArgs& a) {
     report_error(e);
   } catch (const FabricError& e) {
     report_error(e);
+  } catch (const ConfigError& e) {  // a switch's policy refused while the fabric is built
+    report_error(e);
   } catch (const std::exception& e) {
     report_error(e);
     return 1;
@@ -392,6 +399,7 @@ void control_loop(ControlServer& server, ControlService& service, LiveEngine& en
         }
     }
     if (g_reload.exchange(false)) std::cerr << "rocelb-dp: " << service.reload_file() << "\n";
+    flush_dpdk_log_limiter();  // how many times a repeated DPDK line came
   }
 }
 
@@ -521,6 +529,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
 int main(int argc, char** argv) {
   CLI::App app{"rocelb-dp: a RoCEv2 switch on DPDK (replay in virtual time, or live)"};
   app.require_subcommand(1);
+  add_version_flag(app);
   std::string config;
   std::vector<std::string> sets;
 
@@ -610,8 +619,8 @@ int main(int argc, char** argv) {
     print_validation_error("rocelb-dp", e);
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitUsage;
+    return cli_error(app, e, "rocelb-dp", std::cout, std::cerr,
+                     std::vector<std::string>(argv + 1, argv + ours));
   }
   if (*replay || (*fabric && fa.export_dir.empty())) catch_run_interrupts();
   if (*replay)

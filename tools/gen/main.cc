@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/cli_app.h"
 #include "common/cli_uint.h"
 #include "control/config_loader.h"
 #include "control/default_config.h"
@@ -43,6 +44,7 @@ int usage_error(const std::string& msg) {
 
 int main(int argc, char** argv) {
   CLI::App app{"rocelb-gen: deterministic RoCEv2 traffic generator (pcap per switch port)"};
+  add_version_flag(app);
   std::string scenario_path, preset, emit_path, config_path, out_dir;
   std::vector<std::string> params, sets;
   std::optional<uint64_t> seed;
@@ -69,8 +71,7 @@ int main(int argc, char** argv) {
     print_validation_error("rocelb-gen", e);
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitUsage;
+    return cli_error(app, e, "rocelb-gen", std::cout, std::cerr);
   }
   if (list) {
     std::cout << list_presets_text();
