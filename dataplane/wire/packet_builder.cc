@@ -8,7 +8,7 @@
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/ipv6.h"
-#include "pfc/pfc_frame.h"
+#include "dataplane/wire/mac_control.h"
 
 namespace rocelb {
 namespace {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "dataplane/wire/ethernet.h"
+#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/roce.h"
 #include "dataplane/wire/udp.h"
-#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 

@@ -8,9 +8,9 @@
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/ipv6.h"
+#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/roce.h"
 #include "dataplane/wire/udp.h"
-#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 namespace {

@@ -25,6 +25,7 @@
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/roce.h"
+#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 namespace {

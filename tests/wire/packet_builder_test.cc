@@ -11,8 +11,8 @@
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/ipv6.h"
+#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/udp.h"
-#include "pfc/pfc_frame.h"
 
 namespace rocelb {
 namespace {
