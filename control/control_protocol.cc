@@ -8,9 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 10> kShowTargets = {
-    "ports",    "queues",   "pfc",    "ecn",     "groups",
-    "flowlets", "counters", "config", "metrics", "lcores"};
 constexpr std::array<std::string_view, 1> kClearTargets = {"counters"};
 
 struct TooDeep {};

@@ -35,6 +35,13 @@
 
 namespace rocelb {
 
+// What `show` answers, in the order rocelbctl's help lists them: the one
+// list the protocol's parser, rocelbctl and the docs use (the switch's
+// ControlService answers each).
+inline constexpr std::string_view kShowTargets[] = {"ports",   "queues",   "pfc",      "ecn",
+                                                    "groups",  "flowlets", "counters", "config",
+                                                    "metrics", "lcores"};
+
 inline constexpr size_t kMaxRequestBytes = 65536;
 inline constexpr int kMaxRequestDepth = 32;
 

@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/control_protocol.h"  // kShowTargets
+
 namespace rocelb {
 
 std::string format_ports(const nlohmann::json& result);
@@ -33,11 +35,6 @@ std::string format_counters(const nlohmann::json& result);
 std::string format_config(const nlohmann::json& result);
 std::string format_metrics(const nlohmann::json& result);
 std::string format_lcores(const nlohmann::json& result);
-
-// The targets above, in the order the help lists them.
-inline constexpr std::string_view kShowTargets[] = {"ports",   "queues",   "pfc",      "ecn",
-                                                    "groups",  "flowlets", "counters", "config",
-                                                    "metrics", "lcores"};
 
 // Dispatches on `what` (one of kShowTargets; anything else throws
 // std::invalid_argument).
