@@ -1,6 +1,7 @@
-// The README's live `net_tap` walk-through, run as a reader pastes it: the
-// ```sh block after the marker `<!-- test: readme-tap-walkthrough -->` in
-// README.md, taken from the file itself (only `build/` becomes this build's
+// The lab testbed tutorial's live `net_tap` walk-through, run as a reader
+// pastes it: the ```sh block after the marker
+// `<!-- test: readme-tap-walkthrough -->` in docs/tutorials/lab-testbed.md
+// (kPage), taken from the file itself (only `build/` becomes this build's
 // folder, as tests/labs/run_labs.py does), run as root with bash under
 // `set -euo pipefail`, bounded in time. It must start the switch, wait for
 // its taps, ping through it with TTL 63, and tear down cleanly: the switch
@@ -27,12 +28,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kPage = "docs/tutorials/lab-testbed.md";
 constexpr const char* kMarker = "<!-- test: readme-tap-walkthrough -->";
 
 // The ```sh block following the marker line, or "" (why in *why).
 std::string walkthrough_block(const std::string& readme, std::string* why) {
   const auto at = readme.find(kMarker);
-  if (at == std::string::npos) return *why = "README.md has no marker " + std::string(kMarker), "";
+  if (at == std::string::npos) return *why = std::string(kPage) + " has no marker " + kMarker, "";
   const auto fence = readme.find("```sh\n", at);
   if (fence == std::string::npos || readme.find("\n\n", at) < fence)
     return *why = "no ```sh block right after the marker", "";
@@ -67,7 +69,7 @@ TEST_F(ReadmeTapWalkthrough, RunsAsPastedForwardsAndTearsDown) {
     GTEST_SKIP() << "needs unshare(1) and ip(8)";
 
   std::string why;
-  const std::string block = walkthrough_block(test::read_file(test::src("README.md")), &why);
+  const std::string block = walkthrough_block(test::read_file(test::src(kPage)), &why);
   ASSERT_FALSE(block.empty()) << why;
   // What the walk-through promises, said in the block itself.
   EXPECT_NE(block.find("rocelb-dp run --config configs/live-vdev.yaml &"), std::string::npos);
