@@ -1,5 +1,5 @@
 // Renders a counter Snapshot as JSON (schema "rocelb.counters.v1", documented
-// in the README) and as the short per-port console table that replay and
+// in docs/reference/counters-json.md) and as the short per-port console table that replay and
 // the live engine print at the end of a run. Names come from counters.h.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What `fabric` and `replay` record is bounded (README "Reliability"):
+// What `fabric` and `replay` record is bounded (docs/reference/reliability.md):
 // --timeline and --link-window have a floor of 1 us (--timeline 1ns wrote
 // 4.2 GB for 1.3 ms of two flows); a fabric run whose estimated outputs pass
 // --max-output is refused before it starts, naming the estimate and the

@@ -264,7 +264,7 @@ std::string counters_page() {
                     "named `parse_<verdict>`.",
                 {}};
   Section forward{"Drop reasons: forwarding",
-                  "Per port (which port counts each: the README's *Counters* section). "
+                  "Per port (which port counts each: [counters-json.md](counters-json.md)). "
                   "`counters.json`: `ports[].drops.<reason>`. Table "
                   "`ROCELB_FORWARD_DROPS`.",
                   {}};
@@ -394,7 +394,7 @@ std::string counters_page() {
        "when it is out of date). The Prometheus names are those the exporter writes, found by "
        "running it: counters end in `_total`, and a counter kept in `_ns` or `_us` is exported "
        "in seconds. How the counters add up (every packet ends in exactly one place) and the "
-       "layout of `counters.json`: the README's *Counters* section.\n\n";
+       "layout of `counters.json`: [counters-json.md](counters-json.md).\n\n";
   for (const Section& s : sections) o += "- [" + s.title + "](#" + anchor(s.title) + ")\n";
   o += "- [" + other.title + "](#" + anchor(other.title) + ")\n";
   for (const Section& s : sections) {
