@@ -25,7 +25,8 @@ struct Refused {
 // node being read, to say where.
 class NodeCounter : public YAML::EventHandler {
  public:
-  explicit NodeCounter(size_t limit) : limit_(limit) {}
+  explicit NodeCounter(size_t limit, bool refuse_duplicates = true)
+      : limit_(limit), refuse_duplicates_(refuse_duplicates) {}
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {
@@ -89,7 +90,7 @@ class NodeCounter : public YAML::EventHandler {
       if (f.map && f.items % 2 == 0) {
         f.key = scalar ? *scalar : "?";
         // Only string keys repeat; a map or list as a key is the readers' to refuse.
-        if (scalar && !f.keys.insert(*scalar).second) {
+        if (scalar && refuse_duplicates_ && !f.keys.insert(*scalar).second) {
           ++f.items;
           throw Refused{m, path(), Refused::kDuplicate};
         }
@@ -108,6 +109,7 @@ class NodeCounter : public YAML::EventHandler {
   }
 
   size_t limit_;
+  bool refuse_duplicates_;
   size_t count_ = 0;
   std::vector<Frame> stack_;
   std::unordered_map<YAML::anchor_t, size_t> sizes_;  // a finished anchored node's nodes
@@ -116,6 +118,19 @@ class NodeCounter : public YAML::EventHandler {
 std::string where(const std::string& source, const YAML::Mark& m) {
   if (m.is_null()) return source;
   return source + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+// The one line for a refusal of the counter; `whose`: "file" or "--set value".
+YamlDocumentError refusal(const std::string& source, const Refused& e, size_t max_nodes,
+                          const char* whose) {
+  const std::string at = where(source, e.mark) + ": " + (e.path.empty() ? "" : e.path + ": ");
+  if (e.rule == Refused::kDuplicate) return YamlDocumentError(at + "duplicate key");
+  if (e.rule == Refused::kRecursive)
+    return YamlDocumentError(at + "an alias inside the node it names (a structure without end)");
+  return YamlDocumentError(
+      at + "more than " + std::to_string(max_nodes) +
+      " YAML nodes (keys, values, lists and maps): the limit of one " + whose + ", about " +
+      std::to_string((max_nodes / 2000) + (max_nodes % 2000 != 0)) + " MB in memory");
 }
 
 }  // namespace
@@ -129,15 +144,7 @@ YAML::Node load_yaml_document(const std::string& text, const std::string& source
     NodeCounter counter(max_nodes);
     while (docs < 2 && parser.HandleNextDocument(counter)) ++docs;
   } catch (const Refused& e) {
-    const std::string at = where(source, e.mark) + ": " + (e.path.empty() ? "" : e.path + ": ");
-    if (e.rule == Refused::kDuplicate) throw YamlDocumentError(at + "duplicate key");
-    if (e.rule == Refused::kRecursive)
-      throw YamlDocumentError(at + "an alias inside the node it names (a structure without end)");
-    throw YamlDocumentError(at + "more than " + std::to_string(max_nodes) +
-                            " YAML nodes (keys, values, lists and maps): the limit of one file, "
-                            "about " +
-                            std::to_string((max_nodes / 2000) + (max_nodes % 2000 != 0)) +
-                            " MB in memory");
+    throw refusal(source, e, max_nodes, "file");
   } catch (const YAML::Exception& e) {
     throw YamlDocumentError(yaml_error_where(source, e) + ": invalid YAML: " + e.msg);
   }
@@ -146,6 +153,19 @@ YAML::Node load_yaml_document(const std::string& text, const std::string& source
   if (docs == 0) return YAML::Node(YAML::NodeType::Null);
   try {
     return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw YamlDocumentError(yaml_error_where(source, e) + ": invalid YAML: " + e.msg);
+  }
+}
+
+void check_yaml_value_nodes(const std::string& text, const std::string& source, size_t max_nodes) {
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    NodeCounter counter(max_nodes, false);
+    parser.HandleNextDocument(counter);
+  } catch (const Refused& e) {
+    throw refusal(source, e, max_nodes, "--set value");
   } catch (const YAML::Exception& e) {
     throw YamlDocumentError(yaml_error_where(source, e) + ": invalid YAML: " + e.msg);
   }

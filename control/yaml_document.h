@@ -18,6 +18,9 @@
 // LoadAll can loop forever on some malformed input, so the documents are
 // counted with a bounded walk of the event stream, as the config loader
 // does).
+// A `--set` VALUE (control/yaml_override.h) is counted the same way
+// (check_yaml_value_nodes), its duplicate keys left to the config's reader,
+// which names them with their whole key path.
 // Knobs: kMaxYamlNodes, or the caller's limit. Counters: none.
 // Errors: YamlDocumentError, one line:
 //   "SOURCE:LINE:COLUMN: invalid YAML: why"
@@ -27,6 +30,7 @@
 //   "SOURCE:LINE:COLUMN: KEY.PATH: more than N YAML nodes (keys, values, lists
 //    and maps): the limit of one file, about M MB in memory"
 //   "SOURCE: expected one YAML document, found more (separated by ---)"
+//   (a --set VALUE: "the limit of one --set value" instead of "of one file")
 #pragma once
 
 #include <cstddef>
@@ -52,5 +56,12 @@ class YamlDocumentError : public std::runtime_error {
 // The document (a Null node for an empty text).
 YAML::Node load_yaml_document(const std::string& text, const std::string& source,
                               size_t max_nodes = kMaxYamlNodes);
+
+// Counts the nodes of one YAML value (its first document) as load_yaml_document
+// does, aliases as what they name, and throws YamlDocumentError over
+// `max_nodes` or for an alias inside the node it names; a duplicate key is
+// not refused here.
+void check_yaml_value_nodes(const std::string& text, const std::string& source,
+                            size_t max_nodes = kMaxYamlNodes);
 
 }  // namespace rocelb

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "control/config_loader.h"
+#include "control/yaml_document.h"
 #include "control/yaml_util.h"
 
 namespace rocelb {
@@ -77,6 +78,13 @@ AppliedOverride apply_override(YAML::Node& root, const std::string& text) {
     value.reset(YAML::Load(text.substr(eq + 1)));
   } catch (const YAML::Exception& e) {
     fail(text, "VALUE is not valid YAML: " + e.msg);
+  }
+  // Bounded as a file is: nested aliases stand for what they name, and
+  // every check after this one walks the value whole.
+  try {
+    check_yaml_value_nodes(text.substr(eq + 1), "VALUE");
+  } catch (const YamlDocumentError& e) {
+    fail(text, e.what());
   }
 
   AppliedOverride out;

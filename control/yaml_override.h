@@ -2,8 +2,10 @@
 // validation. Path segments are separated by '.', list elements are written
 // [N] ("ports[0].speed", "qos.dscp_to_tc.26"); VALUE is read as YAML, so
 // "[6,7]" is a list and "{a: 1}" a map. Missing map keys on the way are
-// created; a list index must already exist. Malformed overrides throw
-// ConfigError starting "--set KEY.PATH=VALUE: ".
+// created; a list index must already exist. A VALUE is bounded as a file
+// is: at most kMaxYamlNodes nodes, an alias counting as what it names
+// (control/yaml_document.h). Malformed overrides throw ConfigError starting
+// "--set KEY.PATH=VALUE: ".
 #pragma once
 
 #include <string>

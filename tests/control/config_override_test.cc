@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
+
 #include "control/config_loader.h"
 #include "tests/control/config_test_util.h"
 
@@ -190,6 +192,32 @@ TEST(ConfigOverrideSyntax, ValueNotYaml) {
             "found");
   EXPECT_EQ(error_of(Doc().text(), {"switch.name={a: 1"}),
             "--set switch.name={a: 1: VALUE is not valid YAML: end of map flow not found");
+}
+
+// A VALUE is bounded as a file is (control/yaml_document.h): nested aliases
+// (a "billion laughs" in a few hundred bytes) stand for the nodes they name,
+// and a VALUE over the limit is refused before anything walks it. Without
+// the count the loader's checks walked 10^12 nodes.
+TEST(ConfigOverrideSyntax, ValueOfNestedAliasesIsRefusedBeforeItIsWalked) {
+  std::string laughs = "[&a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]";
+  for (int i = 1; i < 12; ++i) {
+    laughs += ", &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]";
+  }
+  laughs += "]";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string why = error_of(Doc().text(), {"routes=" + laughs});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_EQ(why.rfind("--set routes=" + laughs + ": VALUE:1:", 0), 0u) << why;
+  EXPECT_NE(why.find("more than 2000000 YAML nodes"), std::string::npos) << why;
+  EXPECT_NE(why.find("the limit of one --set value"), std::string::npos) << why;
+  // An alias inside the node it names never ends either.
+  EXPECT_NE(
+      error_of(Doc().text(), {"switch.name=&a [*a]"}).find("an alias inside the node it names"),
+      std::string::npos);
+  // Aliases within the bound are values like any other.
+  EXPECT_EQ(load(Doc().text(), {"qos.dscp_to_tc={26: &c 3, 46: *c}"}).qos.dscp_to_tc[46], 3);
 }
 
 TEST(ConfigOverrideSyntax, IndexOutOfRange) {
