@@ -73,6 +73,43 @@ TEST_F(CtlFileInputs, ConfigApplyReadsOnlyARegularFileOfAtMost16MiB) {
                 ": 17825792 bytes, over the limit of 16 MiB for this file\n");
 }
 
+// A config goes to the switch as one request line of at most 64 KiB, its
+// text JSON-escaped: one that cannot be sent whole, or is not UTF-8, is a
+// usage error naming the file, found before rocelbctl connects (no switch
+// listens here), not a request the switch skips.
+TEST_F(CtlFileInputs, ConfigApplyThatCannotBeOneRequestIsRefusedBeforeConnecting) {
+  const std::string sock = path("sock");
+  std::string big = "switch: {name: s1}\n";
+  while (big.size() < 70'000)
+    big += "# a comment line that only pads the file out xxxxxxxxxxxxxxxxx\n";
+  write("big70k.yaml", big);
+  const std::string over = refusal({"--socket", sock, "config", "apply", path("big70k.yaml")});
+  EXPECT_EQ(over.rfind("rocelbctl: config apply " + path("big70k.yaml") + ": " +
+                           std::to_string(big.size()) + " bytes, ",
+                       0),
+            0u)
+      << over;
+  const std::string tail =
+      " as a request: over the control protocol's 64 KiB per request "
+      "(control/control-protocol.md)\n";
+  EXPECT_EQ(over.substr(over.size() - tail.size()), tail) << over;
+  // Under 64 KiB as a file, over it once its quotes are escaped.
+  std::string quoted = "switch: {name: s1}\n";
+  while (quoted.size() < 50'000) quoted += "# \"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\n";
+  write("quoted.yaml", quoted);
+  const std::string why = refusal({"--socket", sock, "config", "apply", path("quoted.yaml")});
+  EXPECT_NE(why.find(": " + std::to_string(quoted.size()) + " bytes, "), std::string::npos) << why;
+  EXPECT_NE(why.find("over the control protocol's 64 KiB per request"), std::string::npos) << why;
+  write("latin1.yaml", "switch: {name: caf\xe9}\n");
+  EXPECT_EQ(refusal({"--socket", sock, "config", "apply", path("latin1.yaml")}),
+            "rocelbctl: config apply " + path("latin1.yaml") +
+                ": not UTF-8 text (byte 0xe9 at offset 18): a config is UTF-8\n");
+  // One that fits is sent: here nothing listens.
+  write("small.yaml", "switch: {name: s1}\n");
+  EXPECT_EQ(ctl({"--socket", sock, "config", "apply", path("small.yaml")}).code,
+            kCtlExitCannotConnect);
+}
+
 TEST_F(CtlFileInputs, AFabricFileAndItsSwitchConfigsAreReadBoundedWithKeyPaths) {
   auto fabric_error = [&](const std::string& text) {
     write("fabric.yaml", text);

@@ -12,7 +12,8 @@
 // "rocelbctl: "; or, when it turned the connection away — too many clients,
 // not permitted — "rocelbctl: the switch at PATH refused this client: "
 // and its reason) or sent a result that is not as documented; 2 usage (bad
-// arguments, unreadable FILE); 3 the switch cannot be reached ("rocelbctl:
+// arguments, an unreadable FILE or one that cannot be one request: not
+// UTF-8, over 64 KiB JSON-escaped); 3 the switch cannot be reached ("rocelbctl:
 // cannot connect to the switch at PATH: reason").
 #pragma once
 
