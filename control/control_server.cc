@@ -79,6 +79,22 @@ void send_closing(int fd, const std::string& why) {
   [[maybe_unused]] ssize_t n = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+// The supplementary groups of the peer of `fd` as they were when it
+// connected (SO_PEERGROUPS); empty when the kernel cannot say.
+std::vector<gid_t> peer_groups(int fd) {
+  std::vector<gid_t> groups(64);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) == 0) {
+      groups.resize(len / sizeof(gid_t));
+      return groups;
+    }
+    if (errno != ERANGE) break;
+    groups.resize(len / sizeof(gid_t) + 1);  // len says how much is needed
+  }
+  return {};
+}
+
 // Milliseconds from now until deadline (0 when past), for poll().
 int ms_until(uint64_t deadline, uint64_t now) {
   if (deadline <= now) return 0;
@@ -177,16 +193,9 @@ ControlServer::~ControlServer() {
   if (::lstat(opt_.path.c_str(), &st) == 0 && st.st_ino == inode_) ::unlink(opt_.path.c_str());
 }
 
-bool ControlServer::permitted(const ControlPeer& peer, int fd) const {
+bool ControlServer::permitted(const ControlPeer& peer) const {
   if (peer.uid == 0 || peer.uid == geteuid() || peer.gid == group_) return true;
-  // The peer's supplementary groups as they were when it connected.
-  std::vector<gid_t> groups(256);
-  socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) == 0) {
-    for (size_t i = 0; i < len / sizeof(gid_t); ++i)
-      if (groups[i] == group_) return true;
-  }
-  return false;
+  return std::find(peer.groups.begin(), peer.groups.end(), group_) != peer.groups.end();
 }
 
 uint32_t ControlServer::per_uid_limit() const {
@@ -194,12 +203,12 @@ uint32_t ControlServer::per_uid_limit() const {
   return opt_.max_clients > 1 ? opt_.max_clients - 1 : 1;
 }
 
-std::string ControlServer::refusal_for(const ControlPeer& peer, bool known, int fd) {
+std::string ControlServer::refusal_for(const ControlPeer& peer, bool known) {
   if (!known) {
     ++stats_.refused_no_creds;
     return "permission denied: cannot read the peer's credentials";
   }
-  if (!permitted(peer, fd)) {
+  if (!permitted(peer)) {
     ++stats_.refused_peer;
     return "permission denied: uid " + std::to_string(peer.uid) +
            " is not root and not in the control socket's group (gid " + std::to_string(group_) +
@@ -227,8 +236,13 @@ void ControlServer::accept_clients(uint64_t now) {
     socklen_t len = sizeof(cred);
     ControlPeer peer;
     const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
-    if (known) peer = {cred.pid, cred.uid, cred.gid};
-    const std::string refusal = refusal_for(peer, known, fd);
+    if (known) {
+      peer.pid = cred.pid;
+      peer.uid = cred.uid;
+      peer.gid = cred.gid;
+      peer.groups = peer_groups(fd);
+    }
+    const std::string refusal = refusal_for(peer, known);
     if (!refusal.empty()) {
       send_closing(fd, refusal);
       ::close(fd);

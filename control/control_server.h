@@ -31,7 +31,8 @@
 // group; a stale socket file (nobody listening) is replaced, a live one or
 // any other file is an error; the parent directory is created 0755 when
 // missing. A peer that is not root, not the switch's uid and not in the
-// group gets one error line and is closed before anything is read from it.
+// group (its primary or supplementary groups when it connected) gets one
+// error line and is closed before anything is read from it.
 // Every line the server sends before closing a connection on its own is a
 // reply_closing() line saying why.
 // Counters (stats()): accepted, refused_peer, refused_full (max_clients),
@@ -69,10 +70,15 @@ struct ControlServerOptions {
 // The options the config's control section asks for.
 ControlServerOptions control_server_options(const ControlParams& p);
 
+// Who a client is, as the kernel recorded it when it connected (SO_PEERCRED
+// and SO_PEERGROUPS): the same for every request on the connection, whatever
+// becomes of the process that connected (it may hand the connection on and
+// exit, and its pid go to another process).
 struct ControlPeer {
   pid_t pid = 0;
   uid_t uid = 0;
   gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary groups; empty when unknown
 };
 
 struct ControlServerStats {
@@ -128,9 +134,9 @@ class ControlServer {
   enum class Wait { kIdle, kClient, kServer };  // who a client's next step waits for
 
   void accept_clients(uint64_t now);
-  bool permitted(const ControlPeer& peer, int fd) const;
+  bool permitted(const ControlPeer& peer) const;
   // Why a new peer is turned away (counted), or "" when it is served.
-  std::string refusal_for(const ControlPeer& peer, bool known, int fd);
+  std::string refusal_for(const ControlPeer& peer, bool known);
   bool has_line(const Client& c) const;     // a whole request is buffered
   bool may_handle(const Client& c) const;   // the bounds let its next request be handled
   bool wants_input(const Client& c) const;  // its socket is to be read

@@ -6,8 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -21,23 +19,9 @@ int thread_setgroups(const std::vector<gid_t>& groups) {
 
 }  // namespace
 
-std::vector<gid_t> process_groups(pid_t pid) {
-  std::vector<gid_t> out;
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("Groups:", 0) != 0) continue;
-    std::istringstream in(line.substr(7));
-    unsigned long g;
-    while (in >> g) out.push_back(static_cast<gid_t>(g));
-    break;
-  }
-  return out;
-}
-
-PeerFileRights::PeerFileRights(uid_t uid, gid_t gid, pid_t pid) {
+PeerFileRights::PeerFileRights(uid_t uid, gid_t gid, const std::vector<gid_t>& peer_groups) {
   if (::geteuid() != 0 || uid == 0 || uid == ::geteuid()) return;
-  std::vector<gid_t> groups = process_groups(pid);
+  std::vector<gid_t> groups = peer_groups;
   if (groups.empty()) groups.push_back(gid);
   const int n = ::getgroups(0, nullptr);
   saved_groups_.resize(n > 0 ? size_t(n) : 0);

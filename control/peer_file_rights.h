@@ -1,8 +1,11 @@
 // Files a control client names are opened with that client's rights, not
 // the switch's: while a PeerFileRights lives, the calling thread's
 // filesystem uid and gid are the peer's and its supplementary groups are
-// the peer's (read from /proc/PID/status; the peer's gid alone if the
-// process is gone). Linux keeps these per thread (setfsuid, setfsgid and
+// the peer's, all as the kernel recorded them when it connected
+// (ControlPeer: SO_PEERCRED, SO_PEERGROUPS; the gid alone when the groups
+// are unknown). Never read from /proc/PID: the process that connected may
+// have handed the connection on and exited, and its pid gone to a process
+// with other groups. Linux keeps these per thread (setfsuid, setfsgid and
 // the raw setgroups system call; glibc's setgroups() would change every
 // thread), so forwarding and other threads keep the switch's rights. The
 // destructor gives the thread its own rights back.
@@ -23,7 +26,7 @@ namespace rocelb {
 
 class PeerFileRights {
  public:
-  PeerFileRights(uid_t uid, gid_t gid, pid_t pid);
+  PeerFileRights(uid_t uid, gid_t gid, const std::vector<gid_t>& groups);
   ~PeerFileRights();
   PeerFileRights(const PeerFileRights&) = delete;
   PeerFileRights& operator=(const PeerFileRights&) = delete;
@@ -37,9 +40,5 @@ class PeerFileRights {
   gid_t saved_fsgid_ = 0;
   std::vector<gid_t> saved_groups_;
 };
-
-// The supplementary groups of process `pid` (its /proc status "Groups:"
-// line); empty when it cannot be read.
-std::vector<gid_t> process_groups(pid_t pid);
 
 }  // namespace rocelb

@@ -56,7 +56,7 @@ uint64_t ControlService::publish(const ConfigParams& params, const ControlPeer* 
   {
     // A policy file a client names is opened with the client's rights.
     std::optional<PeerFileRights> rights;
-    if (peer) rights.emplace(peer->uid, peer->gid, peer->pid);
+    if (peer) rights.emplace(peer->uid, peer->gid, peer->groups);
     next = SwitchConfig::build(params, &engine_.dataplane().config(), reload);
   }
   // The control socket first: it may refuse (control.group), and then

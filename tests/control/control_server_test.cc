@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "control/config_loader.h"
@@ -148,6 +149,10 @@ class ControlServerTest : public ::testing::Test {
         opt_, [this](const ParsedRequest& r, const ControlPeer& peer) {
           ++handled_;
           last_uid_ = peer.uid;
+          {
+            std::lock_guard lock(peer_mu_);
+            last_groups_ = peer.groups;
+          }
           // `set control.K V`: the server adopts it, as rocelb-dp's service does.
           if (r.verb == ControlVerb::kSet && r.key.rfind("control.", 0) == 0) {
             try {
@@ -203,6 +208,8 @@ class ControlServerTest : public ::testing::Test {
   std::atomic<bool> running_{false};
   std::atomic<int> handled_{0};
   std::atomic<uid_t> last_uid_{9999};
+  std::mutex peer_mu_;
+  std::vector<gid_t> last_groups_;  // of the last request's peer
 };
 
 TEST_F(ControlServerTest, SocketIs0660AndRemovedOnStop) {
@@ -599,6 +606,34 @@ TEST_F(ControlServerTest, MembersOfTheSocketGroupAreServed) {
   });
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(last_uid_.load(), kNobody);
+}
+
+// A request is handled with the groups its peer connected with, even when
+// the process that connected is gone by then (its pid may belong to another
+// process with other groups): the kernel's record, never /proc/PID.
+TEST_F(ControlServerTest, APeersGroupsAreThoseItConnectedWith) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a client other groups";
+  start();
+  const std::string path = opt_.path;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const gid_t groups[] = {4242, 4343};
+    if (::setgroups(2, groups) != 0) ::_exit(100);
+    const int fd = connect_to(path);
+    if (fd < 0) ::_exit(2);
+    const std::string req = R"({"verb":"show","what":"ports"})"
+                            "\n";
+    // Gone before its request is handled: the connection outlives it.
+    const bool sent = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size());
+    ::_exit(sent ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  settle();
+  EXPECT_EQ(handled_.load(), 1);
+  std::lock_guard lock(peer_mu_);
+  EXPECT_EQ(last_groups_, (std::vector<gid_t>{4242, 4343}));
 }
 
 TEST_F(ControlServerTest, StaleSocketIsReplacedLiveOneAndOtherFilesAreNot) {

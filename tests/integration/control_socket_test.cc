@@ -595,5 +595,108 @@ TEST_F(ControlSocket, AClientsFilesOpenWithItsRightsAndControlIsRoots) {
   EXPECT_EQ(stop(), 0) << run_->err();
 }
 
+// A client's groups are those it connected with (the socket's record of
+// them), not those of whatever process holds its pid when the request is
+// handled: a member of the control group connects and hands the connection
+// to its child, exits, and another process with other groups takes its pid.
+// The child's request must still be opened with the member's groups only.
+TEST_F(ControlSocket, AClientsGroupsAreThoseItConnectedWith) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  if (::access("/proc/sys/kernel/ns_last_pid", W_OK) != 0)
+    GTEST_SKIP() << "needs /proc/sys/kernel/ns_last_pid to give a process a chosen pid";
+  constexpr gid_t kOtherGroup = 4242;  // only the pid's new holder is in it
+  const std::string group_only = (dir_ / "group_only.o").string();
+  fs::copy_file(test::bin("tests/bpf/first_up.o"), group_only);
+  ASSERT_EQ(::chown(group_only.c_str(), 0, kOtherGroup), 0);
+  ASSERT_EQ(::chmod(group_only.c_str(), 0640), 0);
+  ::chmod(dir_.c_str(), 0755);
+  {
+    ControlClient root(sock_);
+    ok(root, {{"verb", "set"},
+              {"key", "groups.uplinks.bpf.program"},
+              {"value", test::bin("lb/bpf/ecmp.o")}});
+    ok(root, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  }
+  const std::string reply_file = (dir_ / "reply.json").string();
+  std::ofstream{reply_file};
+  ::chmod(reply_file.c_str(), 0666);  // the child writes it as nobody
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  // A: nobody, a member through group 0 (the socket's); connects, forks B
+  // with the connection, exits.
+  const pid_t a = ::fork();
+  ASSERT_GE(a, 0);
+  if (a == 0) {
+    const gid_t groups[] = {0};
+    if (::setgroups(1, groups) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    const int fd = raw_connect(sock_);
+    if (fd < 0) _exit(4);
+    if (::fork() == 0) {  // B
+      char c;
+      if (::read(go[0], &c, 1) != 1) _exit(5);
+      const std::string req =
+          json{{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", group_only}}
+              .dump() +
+          "\n";
+      if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) != ssize_t(req.size())) _exit(6);
+      std::string line;
+      for (char ch; ::recv(fd, &ch, 1, 0) == 1 && ch != '\n';) line += ch;
+      std::ofstream(reply_file) << line << "\n";
+      _exit(0);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(a, &status, 0), a);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  // C takes A's pid, with kOtherGroup among its groups (other processes may
+  // take the pid first: try again).
+  pid_t c = -1;
+  for (int attempt = 0; attempt < 50 && c != a; ++attempt) {
+    if (c > 0) {
+      ::kill(c, SIGKILL);
+      ::waitpid(c, nullptr, 0);
+    }
+    std::ofstream("/proc/sys/kernel/ns_last_pid") << (a - 1);
+    c = ::fork();
+    ASSERT_GE(c, 0);
+    if (c == 0) {
+      const gid_t groups[] = {kOtherGroup};
+      if (::setgroups(1, groups) != 0) _exit(3);
+      ::pause();
+      _exit(0);
+    }
+  }
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap_c{c};
+  if (c != a) GTEST_SKIP() << "another process kept taking pid " << a;
+  // C's groups are in place before B speaks.
+  ASSERT_TRUE(run_->wait_until(
+      [&] {
+        std::ifstream st("/proc/" + std::to_string(c) + "/status");
+        for (std::string l; std::getline(st, l);)
+          if (l.rfind("Groups:", 0) == 0) return l.find(std::to_string(kOtherGroup)) != l.npos;
+        return false;
+      },
+      10, 10));
+  ASSERT_EQ(::write(go[1], "x", 1), 1);
+  ASSERT_TRUE(run_->wait_until([&] { return !test::read_file(reply_file).empty(); }, 30));
+  const json r = json::parse(test::read_file(reply_file));
+  EXPECT_FALSE(r["ok"].get<bool>()) << r;
+  EXPECT_NE(r.value("error", "").find("Permission denied"), std::string::npos) << r;
+  ControlClient root(sock_);
+  EXPECT_EQ(ok(root, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"],
+            "ecmp");
+  root.close();
+  ::close(go[0]);
+  ::close(go[1]);
+  EXPECT_EQ(stop(), 0) << run_->err();
+}
+
 }  // namespace
 }  // namespace rocelb
