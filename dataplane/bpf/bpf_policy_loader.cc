@@ -85,7 +85,8 @@ std::vector<std::string> bpf_policy_sections(const std::string& file) {
 
 std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
                                                     const std::string& section, bool jit,
-                                                    uint64_t validation_steps) {
+                                                    uint64_t validation_steps,
+                                                    BpfChangeBudget* change) {
   Object o;
   open(file, o);
   std::vector<bpf_program*> progs;
@@ -127,6 +128,17 @@ std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
         "bpf.validation_steps " +
         std::to_string(validation_steps) +
         ": use fewer branches in a row (lb/bpf/README.md), or raise the budget");
+  if (change) {
+    const uint64_t counted = steps.value_or(0);  // a loop: the validator refuses it at once
+    if (counted > change->left)
+      throw BpfPolicyError(where + ": its validation could take " + std::to_string(counted) +
+                           " steps, more than the " + std::to_string(change->left) +
+                           " left of this change's " + std::to_string(change->total) +
+                           " (the policies one config change loads share the largest "
+                           "bpf.validation_steps of their groups): load fewer new policies at "
+                           "once, or raise a group's bpf.validation_steps");
+    change->left -= counted;
+  }
 
   rte_bpf_prm prm{};
   prm.ins = reinterpret_cast<const ebpf_insn*>(insns);

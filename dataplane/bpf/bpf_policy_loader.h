@@ -10,7 +10,8 @@
 // at most 16 MiB; a FIFO never blocks the caller) and opened from memory.
 // Errors: BpfPolicyError, one line: the file, the section, the reason.
 // Knobs: file, section (empty: the file's only policy), jit,
-// validation_steps. No counters.
+// validation_steps (per program, and shared by the loads of one change:
+// BpfChangeBudget). No counters.
 #pragma once
 
 #include <memory>
@@ -27,12 +28,23 @@ class BpfPolicyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the loads of one config change may cost the validator together
+// (SwitchConfig::build): the largest bpf.validation_steps of its groups in
+// mode bpf. Each load takes its count off `left`, so a change naming many
+// new policies, each near its group's budget, takes one budget's time on
+// the control thread, not one per group.
+struct BpfChangeBudget {
+  uint64_t total = 0;
+  uint64_t left = 0;
+};
+
 // validation_steps: rte_bpf's validator may evaluate at most this many
-// instructions (bpf_validation_cost.h); a program that needs more is
-// refused before the validator starts, so a load always ends quickly.
+// instructions (bpf_validation_cost.h); a program that needs more, or more
+// than what is left of `change` (when given), is refused before the
+// validator starts, so a load always ends quickly.
 std::shared_ptr<const LbBpfProgram> load_bpf_policy(
     const std::string& file, const std::string& section, bool jit,
-    uint64_t validation_steps = kDefaultBpfValidationSteps);
+    uint64_t validation_steps = kDefaultBpfValidationSteps, BpfChangeBudget* change = nullptr);
 
 // The policy sections of an ELF file ("rocelb/NAME" as NAME), for messages.
 std::vector<std::string> bpf_policy_sections(const std::string& file);

@@ -146,6 +146,11 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
 
   std::array<bool, kMaxPorts> port_has_group{};
   std::vector<std::pair<BpfParams, std::shared_ptr<const LbBpfProgram>>> fresh;
+  // The validator's work for every policy this build loads: one budget.
+  BpfChangeBudget change;
+  for (const auto& g : params.groups)
+    if (g.mode == LbMode::kBpf) change.total = std::max(change.total, g.bpf.validation_steps);
+  change.left = change.total;
   for (const auto& g : params.groups) {
     GroupConfig gc;
     gc.name = g.name;
@@ -163,8 +168,8 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
       // Loaded (libbpf) and validated and compiled (rte_bpf) here, on the
       // thread that builds the config: a refusal leaves the running config.
       if (!gc.spec.bpf) try {
-          gc.spec.bpf =
-              load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit, g.bpf.validation_steps);
+          gc.spec.bpf = load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit,
+                                        g.bpf.validation_steps, &change);
           fresh.emplace_back(g.bpf, gc.spec.bpf);
         } catch (const BpfPolicyError& e) {
           const std::string key = "groups." + g.name + ".bpf.program";

@@ -15,8 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "control/config_loader.h"
+#include "control/default_config.h"
 #include "dataplane/bpf/bpf_policy_loader.h"
 #include "dataplane/bpf/bpf_validation_cost.h"
+#include "dataplane/forward/switch_config.h"
+#include "test_support.h"
 
 #ifndef ROCELB_BPF_DIR
 #error "ROCELB_BPF_DIR: the build folder with lb/bpf/*.o and tests/bpf/*.o"
@@ -138,6 +142,59 @@ TEST(BpfValidationCost, AProgramOverTheBudgetIsRefusedAtOnce) {
   // Every example fits a tenth of the default budget.
   for (const char* name : {"ecmp", "letflow", "drill", "least_queue", "qp_message_spray"})
     EXPECT_EQ(load_error(example(name), "", kDefaultBpfValidationSteps / 10), "loaded") << name;
+}
+
+// The steps the validator may take for branches12 (bad_branches.c).
+uint64_t branches12_steps() {
+  bpf_object* obj = bpf_object__open_file(bad("bad_branches").c_str(), nullptr);
+  bpf_program* prog = obj ? bpf_object__find_program_by_name(obj, "branches12") : nullptr;
+  const std::optional<uint64_t> steps =
+      prog ? bpf_validation_steps(reinterpret_cast<const BpfInsn*>(bpf_program__insns(prog)),
+                                  uint32_t(bpf_program__insn_cnt(prog)), UINT64_MAX)
+           : std::nullopt;
+  if (obj) bpf_object__close(obj);
+  return steps.value_or(0);
+}
+
+// One config change loads its new policies within one budget, the largest
+// bpf.validation_steps of its groups, not one budget per group: a write of
+// many groups, each on a policy near its own budget (a distinct file,
+// section or budget is a load of its own), cannot keep the control thread,
+// and with it SIGTERM, for many budgets' time.
+TEST(BpfValidationCost, ThePoliciesOneChangeLoadsShareOneBudget) {
+  ASSERT_NO_THROW(test::start_eal());  // the route tables are DPDK's
+  const uint64_t s = branches12_steps();
+  ASSERT_GT(s, 4096u);
+  const std::string file = bad("bad_branches");
+  auto group = [&](const std::string& name, uint64_t budget) {
+    return "groups." + name + "={mode: bpf, members: [10.1.4.2, 10.1.5.2], bpf: {program: " + file +
+           ", section: branches12, validation_steps: " + std::to_string(budget) + "}}";
+  };
+  auto build = [&](const std::vector<std::string>& sets) -> std::string {
+    try {
+      const ConfigParams p =
+          load_config_text(std::string(embedded_default_config()), "sw.yaml", sets);
+      SwitchConfig::build(p);
+      return "built";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  // Each fits its own budget; two loads do not fit the largest one.
+  EXPECT_EQ(build({group("a", s)}), "built");
+  const std::string two = build({group("a", s + 1), group("b", s + 2)});
+  EXPECT_TRUE(contains(two, "--set " + group("b", s + 2) + ": groups.b.bpf.program: ")) << two;
+  EXPECT_TRUE(contains(two, "branches12: its validation could take " + std::to_string(s) +
+                                " steps, more than the 2 left of this change's " +
+                                std::to_string(s + 2)))
+      << two;
+  EXPECT_TRUE(contains(two,
+                       "the policies one config change loads share the largest "
+                       "bpf.validation_steps of their groups"))
+      << two;
+  // With room for both, both load; groups on the same policy share one load.
+  EXPECT_EQ(build({group("a", s), group("b", 2 * s)}), "built");
+  EXPECT_EQ(build({group("a", s), group("b", s), group("c", s)}), "built");
 }
 
 TEST(BpfPolicyFile, OnlyARegularFileIsReadAndNeverBlocks) {
