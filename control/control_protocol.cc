@@ -1,7 +1,11 @@
 #include "control/control_protocol.h"
 
 #include <array>
+#include <cstdio>
 #include <initializer_list>
+
+#include "control/bounded_file.h"
+#include "control/yaml_util.h"
 
 namespace rocelb {
 namespace {
@@ -179,6 +183,21 @@ std::string reply_closing(std::string_view message) {
 
 std::string set_override(const ParsedRequest& req) {
   return req.key + "=" + dump(req.value);
+}
+
+std::optional<std::string> apply_request_problem(const std::string& config) {
+  if (const size_t at = utf8_error_at(config); at != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(config[at]));
+    return std::string("not UTF-8 text (byte ") + byte + " at offset " + std::to_string(at) +
+           "): a config is UTF-8";
+  }
+  const size_t bytes =
+      json{{"verb", "apply"}, {"config", config}, {"id", UINT64_MAX}}.dump().size();
+  if (bytes <= kMaxRequestBytes) return std::nullopt;
+  return std::to_string(config.size()) + " bytes, " + std::to_string(bytes) +
+         " as a request: over the control protocol's " + byte_limit_text(kMaxRequestBytes) +
+         " per request (control/control-protocol.md)";
 }
 
 }  // namespace rocelb

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -76,5 +77,14 @@ std::string reply_closing(std::string_view message);
 // "KEY.PATH=VALUE" for a parsed `set` request, VALUE as compact JSON (valid
 // YAML flow syntax; strings stay quoted strings).
 std::string set_override(const ParsedRequest& req);
+
+// Why a config text cannot go to the switch as one `apply` request, or
+// nullopt: the protocol is UTF-8 ("not UTF-8 text (byte 0xe9 at offset
+// 18): a config is UTF-8"), and a request line is at most kMaxRequestBytes
+// with the text JSON-escaped, a quote or a newline taking two bytes ("N
+// bytes, M as a request: over the control protocol's 64 KiB per request
+// (control/control-protocol.md)"), counted with the largest id. rocelbctl
+// config apply and rocelbd check it before they send.
+std::optional<std::string> apply_request_problem(const std::string& config);
 
 }  // namespace rocelb

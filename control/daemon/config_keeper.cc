@@ -2,6 +2,7 @@
 
 #include "control/bounded_file.h"
 #include "control/config_loader.h"
+#include "control/control_protocol.h"
 
 namespace rocelb {
 
@@ -11,6 +12,12 @@ ConfigRead ConfigKeeper::read() const {
     r.text = read_bounded_file(path_, kMaxYamlFileBytes, "config file");
   } catch (const BoundedFileError& e) {
     r.error = path_ + ": cannot read: " + e.why();
+    return r;
+  }
+  // Sent in one request: one that cannot be is refused here, with why.
+  if (const auto problem = apply_request_problem(r.text)) {
+    r.error = path_ + ": " + *problem;
+    r.text.clear();
     return r;
   }
   try {

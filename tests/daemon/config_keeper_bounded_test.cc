@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "control/daemon/config_keeper.h"
 
@@ -37,6 +38,34 @@ TEST(ConfigKeeperBounded, OnlyARegularFileOfAtMost16MiBIsRead) {
     EXPECT_EQ(r.error, error);
     EXPECT_TRUE(r.text.empty());
   }
+  fs::remove_all(dir);
+}
+
+// rocelbd sends its file in one request of at most 64 KiB, JSON-escaped: a
+// valid config that cannot be sent whole is refused when read, with that
+// reason, not sent and skipped by the switch ("request larger than 65536
+// bytes: skipped to its end").
+TEST(ConfigKeeperBounded, AConfigThatCannotBeOneRequestIsRefusedWhenRead) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelbd-request-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "big.yaml").string();
+  std::ifstream def(ROCELB_SOURCE_DIR "/configs/default.yaml");
+  std::string text(std::istreambuf_iterator<char>(def), {});
+  ASSERT_FALSE(text.empty());
+  const std::string valid = text;
+  while (text.size() < 70'000)
+    text += "# padding that only makes the file longer xxxxxxxxxxxxxxxxx\n";
+  std::ofstream(path) << text;
+  const ConfigRead r = ConfigKeeper(path).read();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.rfind(path + ": " + std::to_string(text.size()) + " bytes, ", 0), 0u)
+      << r.error;
+  EXPECT_NE(r.error.find(" as a request: over the control protocol's 64 KiB per request"),
+            std::string::npos)
+      << r.error;
+  std::ofstream(path) << valid;  // the same config, unpadded, is sent
+  EXPECT_TRUE(ConfigKeeper(path).read().ok) << ConfigKeeper(path).read().error;
   fs::remove_all(dir);
 }
 

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <cstdio>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -12,7 +11,6 @@
 #include "control/bounded_file.h"
 #include "control/control_client.h"
 #include "control/control_protocol.h"
-#include "control/yaml_util.h"
 #include "tools/ctl/fabric_sockets.h"
 #include "tools/ctl/show_format.h"
 #include "tools/ctl/watch_view.h"
@@ -43,24 +41,6 @@ std::optional<std::string> read_whole_file(const std::string& path, std::string*
     *why = e.why();
     return std::nullopt;
   }
-}
-
-// Why `text` cannot go to the switch as one `apply` request, or nullopt:
-// the protocol is UTF-8, and a request line is at most kMaxRequestBytes
-// with the text JSON-escaped (a quote or newline takes two bytes). Counted
-// with the largest id, so a file refused here never fits.
-std::optional<std::string> apply_request_problem(const std::string& text) {
-  if (const size_t at = utf8_error_at(text); at != std::string::npos) {
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[at]));
-    return std::string("not UTF-8 text (byte ") + byte + " at offset " + std::to_string(at) +
-           "): a config is UTF-8";
-  }
-  const size_t bytes = json{{"verb", "apply"}, {"config", text}, {"id", UINT64_MAX}}.dump().size();
-  if (bytes <= kMaxRequestBytes) return std::nullopt;
-  return std::to_string(text.size()) + " bytes, " + std::to_string(bytes) +
-         " as a request: over the control protocol's " + byte_limit_text(kMaxRequestBytes) +
-         " per request (control/control-protocol.md)";
 }
 
 // Requests of one invocation, and how their failures map to exit codes.
