@@ -168,6 +168,8 @@ class EventsTest(Hostile):
             ('{"t_ns":5,"ev":"pfc_rx","port":70000,"class_enable":8,"quanta":[0,0,0,0,0,0,0,0]}',
              '"port" must be an integer 0 .. 65535'),
             ('{"t_ns":5,"ev":"dequeue","qp":1,"psn":1,"switch":["x"]}', '"switch" must be a string'),
+            ('{"t_ns":5,"ev":"dequeue","t_ns":7,"class":3,"sojourn_ns":1}',
+             'duplicate key "t_ns": an object has each key once'),
         ]
         for line, needle in cases:
             self.write(p, good + line + "\n")
@@ -343,6 +345,26 @@ class DocumentsTest(Hostile):
         self.write(p, '{"nics": {"retransmitted_packets": Infinity}}')
         self.refused([d], "summary.json:", "Infinity is not a number JSON allows")
 
+    def test_duplicate_keys(self):
+        # Python's json keeps the last of two equal keys: a run.json saying
+        # "kind" twice was read as whichever came last. One rule everywhere:
+        # a key once per object, as in every YAML file rocelb reads.
+        d = self.run_dir()
+        p = os.path.join(d, "run.json")
+        with open(p) as f:
+            text = f.read()
+        self.write(p, text.replace('"kind": "replay"', '"kind": "replay", "kind": "fabric"', 1))
+        self.refused([d], "run.json:", 'duplicate key "kind": an object has each key once')
+        self.write(p, text)
+        p = os.path.join(d, "counters.json")
+        with open(p) as f:
+            doc = json.load(f)
+        self.write(p, '{"ports": [], ' + json.dumps(doc)[1:])
+        self.refused([d], "counters.json:", 'duplicate key "ports"')
+        f = fixtures.make_fabric(os.path.join(self.tmp, "f"), intervals=5, events=10)
+        self.write(os.path.join(f, "summary.json"), '{"nics": {"a": 1, "a": 2}}')
+        self.refused([f], "summary.json:", 'duplicate key "a"')
+
     def test_json_document_size_limit(self):
         d = self.run_dir()
         p = os.path.join(d, "counters.json")
@@ -382,6 +404,9 @@ class FlowsTest(Hostile):
         self.refused([d], "flows.csv:1:", "header needs size_bytes")
         self.write(p, b"flow_id,src,dst\n", "wb")
         self.refused([d], "flows.csv:1:", "header needs size_bytes")
+        # A column named twice: the reader cannot tell which one is meant.
+        self.write(p, b"flow_id,size_bytes,slowdown,size_bytes\n1,100,2,5\n", "wb")
+        self.refused([d], "flows.csv:1:", "column 'size_bytes' twice in the header")
 
     def test_flow_limit(self):
         d = self.fabric()

@@ -138,7 +138,23 @@ def _finite_float(text):
     return v
 
 
-decoder = json.JSONDecoder(parse_constant=_bad_constant, parse_float=_finite_float)
+class DuplicateKey(ValueError):
+    """A key an object already has (Python's json keeps the last silently)."""
+
+
+def _object(pairs):
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKey(k)
+            seen.add(k)
+    return d
+
+
+decoder = json.JSONDecoder(parse_constant=_bad_constant, parse_float=_finite_float,
+                           object_pairs_hook=_object)
 
 
 def json_depth(v):
@@ -170,6 +186,10 @@ def loads(text, path, line):
     except RecursionError:
         raise InputError(path, line, "JSON nested more than %d levels deep (the limit)" %
                          MAX_JSON_DEPTH) from None
+    except DuplicateKey as e:
+        name = json.dumps(e.args[0])
+        raise InputError(path, line, "duplicate key %s: an object has each key once" %
+                         (name if len(name) <= 60 else name[:57] + "...")) from None
     except ValueError as e:  # NaN, Infinity, 1e999, an integer of thousands of digits
         why = str(e)
         if "integer string conversion" in why:

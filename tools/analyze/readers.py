@@ -569,6 +569,11 @@ def read_flows(path):
         try:
             header = next(reader, None) or []
             col = {name: i for i, name in enumerate(header)}
+            if len(col) != len(header):  # a name twice: which column is meant?
+                seen = set()
+                dup = next(n for n in header if n in seen or seen.add(n))
+                raise InputError(path, 1, "column %r twice in the header" %
+                                 (dup if len(dup) <= 40 else dup[:37] + "..."))
             if "size_bytes" not in col or not ("slowdown" in col or
                                                ("fct_ns" in col and "ideal_fct_ns" in col)):
                 raise InputError(path, 1, "header needs size_bytes and slowdown "
