@@ -19,8 +19,7 @@ namespace {
 constexpr const char* kPrefix = "rocelb/";
 
 struct Object {
-  std::string bytes;  // the file as read: libbpf opens it from memory
-  bpf_object* obj = nullptr;
+  bpf_object* obj = nullptr;  // opened from the bytes read (BpfPolicyFile)
   ~Object() {
     if (obj) bpf_object__close(obj);
   }
@@ -43,39 +42,46 @@ uint64_t interpret(const void* prog, void* ctx) {
   return rte_bpf_exec(static_cast<const rte_bpf*>(prog), ctx);
 }
 
-void open(const std::string& file, Object& o) {
-  // Read once, whole, with a bound (a FIFO or a device is refused before it
-  // can block): what runs is what was read now, whatever the file becomes.
-  try {
-    o.bytes = read_bounded_file(file, kMaxBpfObjectBytes, "eBPF policy");
-  } catch (const BoundedFileError& e) {
-    throw BpfPolicyError(e.what());
-  }
-  if (o.bytes.size() < 4 || std::memcmp(o.bytes.data(),
-                                        "\x7f"
-                                        "ELF",
-                                        4) != 0)
-    throw BpfPolicyError(file +
-                         ": not an ELF object (compile the policy with clang -O2 -target "
-                         "bpf -c)");
+void open(const BpfPolicyFile& f, Object& o) {
   keep_libbpf_messages();
   bpf_object_open_opts opts{};
   opts.sz = sizeof(opts);
-  opts.object_name = file.c_str();
-  o.obj = bpf_object__open_mem(o.bytes.data(), o.bytes.size(), &opts);
+  opts.object_name = f.file.c_str();
+  o.obj = bpf_object__open_mem(f.bytes.data(), f.bytes.size(), &opts);
   if (!o.obj) {
     o.obj = nullptr;
     throw BpfPolicyError(
-        file + ": libbpf cannot open it: " +
+        f.file + ": libbpf cannot open it: " +
         (last_libbpf_message().empty() ? std::strerror(errno) : last_libbpf_message()));
   }
 }
 
 }  // namespace
 
+std::shared_ptr<const BpfPolicyFile> read_bpf_policy(const std::string& file) {
+  // Read once, whole, with a bound (a FIFO or a device is refused before it
+  // can block): what runs is what was read now, whatever the file becomes.
+  auto f = std::make_shared<BpfPolicyFile>();
+  f->file = file;
+  try {
+    f->bytes = read_bounded_file(file, kMaxBpfObjectBytes, "eBPF policy");
+  } catch (const BoundedFileError& e) {
+    throw BpfPolicyError(e.what());
+  }
+  if (f->bytes.size() < 4 || std::memcmp(f->bytes.data(),
+                                         "\x7f"
+                                         "ELF",
+                                         4) != 0)
+    throw BpfPolicyError(file +
+                         ": not an ELF object (compile the policy with clang -O2 -target "
+                         "bpf -c)");
+  return f;
+}
+
 std::vector<std::string> bpf_policy_sections(const std::string& file) {
   Object o;
-  open(file, o);
+  const auto f = read_bpf_policy(file);
+  open(*f, o);
   std::vector<std::string> out;
   bpf_program* p = nullptr;
   while ((p = bpf_object__next_program(o.obj, p)) != nullptr)
@@ -87,8 +93,16 @@ std::shared_ptr<const LbBpfProgram> load_bpf_policy(const std::string& file,
                                                     const std::string& section, bool jit,
                                                     uint64_t validation_steps,
                                                     BpfChangeBudget* change) {
+  return load_bpf_policy(*read_bpf_policy(file), section, jit, validation_steps, change);
+}
+
+std::shared_ptr<const LbBpfProgram> load_bpf_policy(const BpfPolicyFile& elf,
+                                                    const std::string& section, bool jit,
+                                                    uint64_t validation_steps,
+                                                    BpfChangeBudget* change) {
+  const std::string& file = elf.file;
   Object o;
-  open(file, o);
+  open(elf, o);
   std::vector<bpf_program*> progs;
   std::string names;
   bpf_program* p = nullptr;

@@ -7,7 +7,8 @@
 // without one: said once on stderr). Runs on the control thread, never on a
 // forwarding lcore.
 // The file is read once, whole (control/bounded_file.h: a regular file of
-// at most 16 MiB; a FIFO never blocks the caller) and opened from memory.
+// at most 16 MiB; a FIFO never blocks the caller) and opened from memory;
+// its bytes are kept (BpfPolicyFile) for later loads of the same policy.
 // Errors: BpfPolicyError, one line: the file, the section, the reason.
 // Knobs: file, section (empty: the file's only policy), jit,
 // validation_steps (per program, and shared by the loads of one change:
@@ -38,10 +39,27 @@ struct BpfChangeBudget {
   uint64_t left = 0;
 };
 
+// A policy file as read, once: its name (for messages and `show groups`)
+// and its bytes, which every later load of it uses (a knob of the policy
+// changed, its group put in mode bpf), so the file is opened only when a
+// writer names it, with that writer's rights (control/peer_file_rights.h).
+struct BpfPolicyFile {
+  std::string file;
+  std::string bytes;  // an ELF object, at most kMaxBpfObjectBytes
+};
+
+// Reads `file`: a regular file of at most 16 MiB that is an ELF object;
+// BpfPolicyError otherwise.
+std::shared_ptr<const BpfPolicyFile> read_bpf_policy(const std::string& file);
+
 // validation_steps: rte_bpf's validator may evaluate at most this many
 // instructions (bpf_validation_cost.h); a program that needs more, or more
 // than what is left of `change` (when given), is refused before the
 // validator starts, so a load always ends quickly.
+std::shared_ptr<const LbBpfProgram> load_bpf_policy(
+    const BpfPolicyFile& elf, const std::string& section, bool jit,
+    uint64_t validation_steps = kDefaultBpfValidationSteps, BpfChangeBudget* change = nullptr);
+// The same, reading `file` first.
 std::shared_ptr<const LbBpfProgram> load_bpf_policy(
     const std::string& file, const std::string& section, bool jit,
     uint64_t validation_steps = kDefaultBpfValidationSteps, BpfChangeBudget* change = nullptr);

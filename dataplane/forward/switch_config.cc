@@ -64,20 +64,22 @@ bool same_routing(const ConfigParams& a, const ConfigParams& b) {
   return true;
 }
 
-// The program `previous` runs for a group named as g, with g's bpf.* keys,
-// unless the group is to be read again; null when there is none.
-std::shared_ptr<const LbBpfProgram> loaded_policy(const SwitchConfig* previous,
-                                                  const GroupParams& g,
-                                                  const std::vector<std::string>& reload) {
-  if (!previous || std::find(reload.begin(), reload.end(), g.name) != reload.end()) return nullptr;
-  for (const GroupConfig& old : previous->groups) {
-    if (old.name != g.name || !old.spec.bpf) continue;
-    const GroupParams* op = nullptr;
-    for (const GroupParams& q : previous->params.groups)
-      if (q.name == g.name) op = &q;
-    if (op && op->bpf == g.bpf) return old.spec.bpf;
-  }
+// The group of `previous` named as g, or null.
+const GroupConfig* previous_group(const SwitchConfig* previous, const std::string& name) {
+  if (!previous) return nullptr;
+  for (const GroupConfig& old : previous->groups)
+    if (old.name == name) return &old;
   return nullptr;
+}
+
+// The program `previous` runs for a group named as g, loaded from the same
+// bytes with g's bpf.* keys; null when there is none.
+std::shared_ptr<const LbBpfProgram> loaded_policy(const SwitchConfig* previous,
+                                                  const GroupParams& g, const BpfPolicyFile* file) {
+  const GroupConfig* old = previous_group(previous, g.name);
+  if (!old || !old->spec.bpf || old->policy_file.get() != file) return nullptr;
+  const GroupParams* op = previous->params.find_group(g.name);
+  return op && op->bpf == g.bpf ? old->spec.bpf : nullptr;
 }
 
 }  // namespace
@@ -145,7 +147,14 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
   uint32_t nh_local = add_nexthop(*sc, NextHop{NextHopKind::kLocal, 0, {}, 0});
 
   std::array<bool, kMaxPorts> port_has_group{};
-  std::vector<std::pair<BpfParams, std::shared_ptr<const LbBpfProgram>>> fresh;
+  // Policy files read by this build (by path) and programs loaded from them.
+  std::vector<std::shared_ptr<const BpfPolicyFile>> read_now;
+  struct Loaded {
+    BpfParams bpf;
+    const BpfPolicyFile* file;
+    std::shared_ptr<const LbBpfProgram> program;
+  };
+  std::vector<Loaded> fresh;
   // The validator's work for every policy this build loads: one budget.
   BpfChangeBudget change;
   for (const auto& g : params.groups)
@@ -160,22 +169,43 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.spec.knobs = g.knobs;
     gc.spec.seed = params.sw.hash_seed;
     gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill || g.mode == LbMode::kBpf;
+    // A policy is read when its group names it, whatever the mode: by the
+    // writer that named it, with that writer's rights (ControlService). The
+    // bytes are kept while bpf.program stays, unless the write set it again.
+    auto refused = [&](const BpfPolicyError& e) {
+      const std::string key = "groups." + g.name + ".bpf.program";
+      return ConfigError(
+          params.origin_of(key, {"groups." + g.name + ".bpf", "groups." + g.name + ".mode"}) +
+          ": " + key + ": " + e.what());
+    };
+    if (!g.bpf.program.empty()) {
+      const GroupConfig* old = previous_group(previous, g.name);
+      const bool named = std::find(reload.begin(), reload.end(), g.name) != reload.end();
+      if (!named && old && old->policy_file && old->policy_file->file == g.bpf.program)
+        gc.policy_file = old->policy_file;
+      for (const auto& f : read_now)
+        if (!gc.policy_file && f->file == g.bpf.program) gc.policy_file = f;
+      if (!gc.policy_file) try {
+          gc.policy_file = read_bpf_policy(g.bpf.program);
+          read_now.push_back(gc.policy_file);
+        } catch (const BpfPolicyError& e) {
+          throw refused(e);
+        }
+    }
     if (g.mode == LbMode::kBpf) {
-      gc.spec.bpf = loaded_policy(previous, g, reload);
+      gc.spec.bpf = loaded_policy(previous, g, gc.policy_file.get());
       // Groups that name the same policy in this build share one load.
-      for (const auto& [bp, prog] : fresh)
-        if (!gc.spec.bpf && bp == g.bpf) gc.spec.bpf = prog;
+      for (const Loaded& l : fresh)
+        if (!gc.spec.bpf && l.bpf == g.bpf && l.file == gc.policy_file.get())
+          gc.spec.bpf = l.program;
       // Loaded (libbpf) and validated and compiled (rte_bpf) here, on the
       // thread that builds the config: a refusal leaves the running config.
       if (!gc.spec.bpf) try {
-          gc.spec.bpf = load_bpf_policy(g.bpf.program, g.bpf.section, g.bpf.jit,
+          gc.spec.bpf = load_bpf_policy(*gc.policy_file, g.bpf.section, g.bpf.jit,
                                         g.bpf.validation_steps, &change);
-          fresh.emplace_back(g.bpf, gc.spec.bpf);
+          fresh.push_back({g.bpf, gc.policy_file.get(), gc.spec.bpf});
         } catch (const BpfPolicyError& e) {
-          const std::string key = "groups." + g.name + ".bpf.program";
-          throw ConfigError(
-              params.origin_of(key, {"groups." + g.name + ".bpf", "groups." + g.name + ".mode"}) +
-              ": " + key + ": " + e.what());
+          throw refused(e);
         }
     }
     gc.depth_whole_port = g.knobs.quality.depth == QueueDepthSource::kPort;

@@ -68,6 +68,8 @@ struct GroupMember {
   uint32_t weight = 1;
 };
 
+struct BpfPolicyFile;  // dataplane/bpf/bpf_policy_loader.h
+
 struct GroupConfig {
   std::string name;
   LbGroupSpec spec;  // mode, hash, weights, knobs, seed: what each lcore's LbEngine is built from
@@ -77,6 +79,9 @@ struct GroupConfig {
   std::vector<MemberPath> paths;
   bool needs_depth = false;       // the mode reads queue depth and load (quality modes, drill)
   bool depth_whole_port = false;  // quality.depth: port (else the packet's class queue)
+  // bpf.program as read when it was named, in any mode (null: none named):
+  // what spec.bpf is loaded from, now or when the group turns to mode bpf.
+  std::shared_ptr<const BpfPolicyFile> policy_file;
 };
 
 // What the hot path needs of lossless QoS, precomputed from qos.*.
@@ -94,13 +99,16 @@ class SwitchConfig {
   // With `previous` whose routes, neighbors, interface addresses and group
   // names are the same, its route tables are shared instead of rebuilt (a
   // config swap that only changes, say, a group's mode costs no LPM rebuild).
-  // Mode bpf: a policy is read from its file once, when its group first
-  // names it; a later build keeps the program `previous` loaded for a group
-  // of the same name whose bpf.* keys are unchanged (so an unrelated write
-  // neither re-reads the file nor depends on it), unless the group is in
-  // `reload` (a write that set one of its bpf.* keys: the file is read
-  // again). Throws ConfigError naming groups.<g>.bpf.program and where its
-  // value came from (params.origin_of) when a policy is refused.
+  // Mode bpf: a policy is read from its file once, when its group names it
+  // (in any mode, so it is read with the rights of the writer that named it),
+  // and kept: a later build keeps the bytes `previous` read for a group of
+  // the same name and the same bpf.program, and the program it loaded from
+  // them while the other bpf.* keys are unchanged (so an unrelated write, a
+  // knob of the policy or the group turning to mode bpf neither re-reads the
+  // file nor depends on it), unless the group is in `reload` (a write that
+  // set its bpf.program: the file is read again). Throws ConfigError naming
+  // groups.<g>.bpf.program and where its value came from (params.origin_of)
+  // when a policy is refused.
   static std::unique_ptr<SwitchConfig> build(const ConfigParams& params,
                                              const SwitchConfig* previous = nullptr,
                                              const std::vector<std::string>& reload = {});

@@ -38,14 +38,18 @@ ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
 
 namespace {
 
-// The group a key under "groups.<name>.bpf" belongs to ("" for any other key).
+// The group whose policy file a `set` names: its key is
+// "groups.<name>.bpf.program" or "groups.<name>.bpf" ("" for any other key,
+// a knob of the policy included: those reuse the bytes read when the file
+// was named, and never open it again with this writer's rights).
 std::string bpf_group_of(const std::string& key) {
   const std::string prefix = "groups.";
   if (key.rfind(prefix, 0) != 0) return "";
   const size_t dot = key.find('.', prefix.size());
   if (dot == std::string::npos) return "";
   const std::string group = key.substr(prefix.size(), dot - prefix.size());
-  return path_within(key, prefix + group + ".bpf") ? group : "";
+  const std::string bpf = prefix + group + ".bpf";
+  return key == bpf || path_within(key, bpf + ".program") ? group : "";
 }
 
 }  // namespace
@@ -160,7 +164,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
       });
       next.overrides.push_back(ov);
       what = "set " + ov;
-      // Setting a policy key reads its file again, even under the same path.
+      // Naming a policy file reads it again, even under the same path.
       if (const std::string g = bpf_group_of(req.key); !g.empty()) reload.push_back(g);
     } else {
       next.text = req.config;

@@ -698,5 +698,80 @@ TEST_F(ControlSocket, AClientsGroupsAreThoseItConnectedWith) {
   EXPECT_EQ(stop(), 0) << run_->err();
 }
 
+// A policy a non-root client names is read when it names it, with its
+// rights, even while its group is in another mode: a later write by root
+// (mode bpf, bpf.jit) uses what was read then, and never opens that path
+// with root's rights. Otherwise a member names a root-only policy (or a
+// link it later points there) and root's next `set groups.<g>.mode bpf`
+// loads and runs it.
+TEST_F(ControlSocket, APolicyIsReadWithTheRightsOfWhoeverNamedIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  const fs::path vault = dir_ / "vault";  // root's only
+  fs::create_directories(vault);
+  ::chmod(vault.c_str(), 0700);
+  const std::string secret = (vault / "secret.o").string();
+  fs::copy_file(test::bin("lb/bpf/ecmp.o"), secret);
+  const std::string own = (dir_ / "own.o").string();  // the member's, readable
+  fs::copy_file(test::bin("tests/bpf/first_up.o"), own);
+  ::chmod(own.c_str(), 0644);
+  const std::string link = (dir_ / "policy.o").string();
+  fs::create_symlink(own, link);
+  ::chmod(dir_.c_str(), 0777);  // the member may repoint the link
+  const std::string replies = (dir_ / "replies.jsonl").string();
+  std::ofstream{replies};
+  ::chmod(replies.c_str(), 0666);
+  auto as_member = [&](const std::vector<json>& reqs) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const gid_t groups[] = {0};
+      if (::setgroups(1, groups) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+      std::ofstream out(replies, std::ios::app);
+      try {
+        ControlClient c(sock_);
+        for (const json& q : reqs) {
+          const ControlReply r = c.request(q);
+          out << json{{"ok", r.ok}, {"error", r.error}}.dump() << "\n";
+        }
+      } catch (const std::exception& e) {
+        out << json{{"ok", false}, {"error", std::string("client: ") + e.what()}}.dump() << "\n";
+      }
+      out.close();  // _exit runs no destructor
+      _exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    std::vector<json> r;
+    std::ifstream in(replies);
+    for (std::string line; std::getline(in, line);) r.push_back(json::parse(line));
+    std::ofstream(replies, std::ios::trunc);
+    return r;
+  };
+  // The group is in mode fixed: nothing would load the policy yet.
+  auto r = as_member({{{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", secret}}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0]["ok"].get<bool>()) << "a root-only policy named in mode fixed";
+  EXPECT_NE(r[0]["error"].get<std::string>().find("Permission denied"), std::string::npos) << r[0];
+  // Its own policy through a link it then points at root's policy.
+  r = as_member({{{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", link}}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r[0]["ok"].get<bool>()) << r[0];
+  fs::remove(link);
+  fs::create_symlink(secret, link);
+  ControlClient root(sock_);
+  ok(root, {{"verb", "set"}, {"key", "groups.uplinks.mode"}, {"value", "bpf"}});
+  auto section = [&] {
+    return ok(root, {{"verb", "show"}, {"what", "groups"}})["groups"][0]["bpf"]["section"];
+  };
+  EXPECT_EQ(section(), "first_up") << "what the member could read when it named it";
+  ok(root, {{"verb", "set"}, {"key", "groups.uplinks.bpf.jit"}, {"value", false}});
+  EXPECT_EQ(section(), "first_up") << "a knob of the policy does not read the file again";
+  // Root naming the path itself reads it, with root's rights.
+  ok(root, {{"verb", "set"}, {"key", "groups.uplinks.bpf.program"}, {"value", link}});
+  EXPECT_EQ(section(), "ecmp");
+  root.close();
+  EXPECT_EQ(stop(), 0) << run_->err();
+}
+
 }  // namespace
 }  // namespace rocelb
