@@ -83,7 +83,8 @@ inline constexpr uint32_t kMaxDrillMemory = 16;
 // path; dataplane/bpf/bpf_validation_cost.h counts them first): about
 // 0.4 s of the control thread here; every example policy needs under 100.
 inline constexpr uint64_t kDefaultBpfValidationSteps = 10'000'000;
-inline constexpr uint64_t kMaxBpfValidationSteps = 1'000'000'000;
+// At most 10^8: 4 to 11 s of the control thread, all SIGTERM may wait.
+inline constexpr uint64_t kMaxBpfValidationSteps = 100'000'000;
 
 // The bucket table size a mode uses (0 for modes without one).
 inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {
