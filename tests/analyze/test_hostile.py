@@ -372,7 +372,7 @@ class DocumentsTest(Hostile):
             f.truncate(limits.MAX_JSON_BYTES + 1)  # sparse: nothing is written
         t = time.monotonic()
         self.refused([d], "counters.json", "over the 64 MiB limit for a JSON document")
-        self.assertLess(time.monotonic() - t, 5)
+        self.assertLess(time.monotonic() - t, 60)  # refused, not read for minutes
 
 
 class FlowsTest(Hostile):
@@ -493,7 +493,7 @@ class DirectoryAndFileTest(Hostile):
         self.refused([d], "events.jsonl", "5 GiB, over the 4 GiB limit", "--max-input")
         self.refused([d, "--max-input", "1MiB"], "timeline.csv" if os.path.getsize(
             os.path.join(d, "timeline.csv")) > (1 << 20) else "events.jsonl", "over the 1 MiB")
-        self.assertLess(time.monotonic() - t, 5)
+        self.assertLess(time.monotonic() - t, 60)  # refused, not read for minutes
 
     def test_line_without_end_is_not_read_whole(self):
         # 2 GiB of zeros and no newline: refused after the first MiBs.
@@ -503,7 +503,7 @@ class DirectoryAndFileTest(Hostile):
             f.truncate(2 << 30)
         t = time.monotonic()
         self.refused([d], "events.jsonl:", "longer than 1 MiB")
-        self.assertLess(time.monotonic() - t, 5)
+        self.assertLess(time.monotonic() - t, 60)  # refused, not read for minutes
 
 
 class OptionsTest(Hostile):

@@ -208,7 +208,7 @@ TEST(ConfigOverrideSyntax, ValueOfNestedAliasesIsRefusedBeforeItIsWalked) {
   laughs += "]";
   const auto t0 = std::chrono::steady_clock::now();
   const std::string why = error_of(Doc().text(), {"routes=" + laughs});
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
   EXPECT_EQ(why.rfind("--set routes=" + laughs + ": VALUE:1:", 0), 0u) << why;
   EXPECT_NE(why.find("more than 2000000 YAML nodes"), std::string::npos) << why;
   EXPECT_NE(why.find("the limit of one --set value"), std::string::npos) << why;

@@ -57,7 +57,7 @@ TEST(YamlDocument, NodesAreCountedBeforeATreeIsBuilt) {
   EXPECT_EQ(e,
             "x.yaml:2000000:3: [1999999]: more than 2000000 YAML nodes (keys, values, lists "
             "and maps): the limit of one file, about 1000 MB in memory");
-  EXPECT_LT(s, 10.0);
+  EXPECT_LT(s, 60.0);  // refused, not read for minutes
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   // A tree would take 2 GB; the event stream a few hundred MB at most

@@ -56,7 +56,7 @@ class FabricFileReads : public ::testing::Test {
     } catch (const Error& e) {
       msg = e.what();
     }
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0)
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0)
         << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     return msg;

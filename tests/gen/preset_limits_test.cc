@@ -30,7 +30,7 @@ std::string quick_error(const std::function<void()>& f) {
   } catch (const Error& e) {
     msg = e.what();
   }
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0)
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0)
       << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   return msg;
