@@ -78,8 +78,9 @@ namespace rocelb {
   X(pause_inbox_full,                                                                            \
     "PFC or PAUSE frame received by a worker that does not transmit the port, whose message "    \
     "to the port's transmitting worker found its inbox full")                                    \
-  X(no_link, "fabric: sent on a port that has no link in the topology (nothing is connected to " \
-             "it)")
+  X(no_link,                                                                                     \
+    "fabric: sent on a port that has no link in the topology (nothing is connected to "          \
+    "it)")
 
 enum class DropReason : uint8_t {
 #define ROCELB_X(name, help) parse_##name,

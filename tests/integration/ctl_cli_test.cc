@@ -93,7 +93,8 @@ TEST_F(CtlCli, OperatesALiveSwitchOverItsSocket) {
   const auto bad = ctl(on + "set qos.wred.3.green_min_threshold 2MB");
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   // The loader's message, naming the override and the rule.
-  EXPECT_EQ(bad.err.rfind("rocelbctl: rocelbctl set qos.wred.3.green_min_threshold=\"2MB\": qos.wred.3", 0),
+  EXPECT_EQ(bad.err.rfind(
+                "rocelbctl: rocelbctl set qos.wred.3.green_min_threshold=\"2MB\": qos.wred.3", 0),
             0u)
       << bad.err;
   EXPECT_NE(bad.err.find("green_max_threshold"), std::string::npos) << bad.err;
