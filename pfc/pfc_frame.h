@@ -1,12 +1,12 @@
-// PFC and PAUSE frames for pfc/: the frame layout, encode and decode live
-// with the other wire formats in dataplane/wire/mac_control.h (included
-// here, so this header gives both); this adds pause times between quanta
-// and nanoseconds at a link speed. Pure C++, no DPDK, no knobs, no counters.
+// PFC and PAUSE frames for pfc/: the frame layout is common/mac_control_frame.h
+// (included here; encode and decode are dataplane/wire/mac_control.h); this
+// adds pause times between quanta and nanoseconds at a link speed. Pure
+// C++, no DPDK, no knobs, no counters.
 #pragma once
 
 #include <cstdint>
 
-#include "dataplane/wire/mac_control.h"
+#include "common/mac_control_frame.h"
 
 namespace rocelb {
 

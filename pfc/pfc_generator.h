@@ -100,7 +100,8 @@ inline constexpr PfcTxCounterInfo kPfcTxCounters[] = {
 #undef ROCELB_X
 };
 
-// What poll() asks the port to send: encode with encode_pfc (pfc_frame.h).
+// What poll() asks the port to send: the port encodes it with encode_pfc
+// (dataplane/wire/mac_control.h).
 struct PfcFrameRequest {
   uint8_t class_enable = 0;
   std::array<uint16_t, kPfcPriorities> quanta{};

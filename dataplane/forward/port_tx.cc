@@ -10,6 +10,7 @@
 #include "dataplane/forward/ecn_mark.h"
 #include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/tsan.h"
+#include "dataplane/wire/mac_control.h"
 #include "pfc/pfc_frame.h"
 
 namespace rocelb {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "dataplane/forward/pipeline.h"
+#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/packet_builder.h"
 #include "pfc/pfc_frame.h"
 #include "test_support.h"

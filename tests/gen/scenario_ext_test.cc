@@ -8,6 +8,7 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
+#include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/parser.h"
 #include "gen_test_util.h"
 #include "pfc/pfc_frame.h"

@@ -9,6 +9,7 @@
 //    way.
 #include <gtest/gtest.h>
 
+#include "dataplane/wire/mac_control.h"
 #include "mw_support.h"
 #include "pfc/pfc_frame.h"
 

@@ -1,6 +1,7 @@
 // pfc_frame: PFC and PAUSE encode/decode round trips, the exact bytes, each
 // malformed frame, and pause-time conversions with their rounding.
 #include "pfc/pfc_frame.h"
+#include "dataplane/wire/mac_control.h"
 
 #include <gtest/gtest.h>
 

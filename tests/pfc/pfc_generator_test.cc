@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "dataplane/wire/mac_control.h"
 #include "pfc/pfc_frame.h"
 
 #include <span>
