@@ -11,35 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "bpf_test_files.h"
 #include "dataplane/bpf/bpf_policy_loader.h"
 #include "lb/lb_engine.h"
-
-#ifndef ROCELB_BPF_DIR
-#error "ROCELB_BPF_DIR: the build folder with lb/bpf/*.o and tests/bpf/*.o"
-#endif
 
 namespace rocelb {
 namespace {
 
-std::string example(const std::string& name) {
-  return std::string(ROCELB_BPF_DIR) + "/lb/bpf/" + name + ".o";
-}
-std::string bad(const std::string& name) {
-  return std::string(ROCELB_BPF_DIR) + "/tests/bpf/" + name + ".o";
-}
-
-std::string load_error(const std::string& file, const std::string& section = "") {
-  try {
-    load_bpf_policy(file, section, true);
-  } catch (const BpfPolicyError& e) {
-    return e.what();
-  }
-  return "loaded";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::bad;
+using test::contains;
+using test::example;
+using test::load_error;
 
 TEST(BpfPolicy, LoaderRefusesWithTheReason) {
   const std::string text = testing::TempDir() + "not_elf.o";

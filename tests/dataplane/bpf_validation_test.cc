@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bpf_test_files.h"
 #include "control/config_loader.h"
 #include "control/default_config.h"
 #include "dataplane/bpf/bpf_policy_loader.h"
@@ -22,33 +23,13 @@
 #include "dataplane/forward/switch_config.h"
 #include "test_support.h"
 
-#ifndef ROCELB_BPF_DIR
-#error "ROCELB_BPF_DIR: the build folder with lb/bpf/*.o and tests/bpf/*.o"
-#endif
-
 namespace rocelb {
 namespace {
 
-std::string example(const std::string& name) {
-  return std::string(ROCELB_BPF_DIR) + "/lb/bpf/" + name + ".o";
-}
-std::string bad(const std::string& name) {
-  return std::string(ROCELB_BPF_DIR) + "/tests/bpf/" + name + ".o";
-}
-
-std::string load_error(const std::string& file, const std::string& section,
-                       uint64_t steps = kDefaultBpfValidationSteps) {
-  try {
-    load_bpf_policy(file, section, true, steps);
-  } catch (const BpfPolicyError& e) {
-    return e.what();
-  }
-  return "loaded";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::bad;
+using test::contains;
+using test::example;
+using test::load_error;
 
 constexpr uint8_t kAdd = 0x07, kJeq = 0x15, kJa = 0x05, kExit = 0x95, kLdImm64 = 0x18;
 BpfInsn insn(uint8_t code, int16_t off = 0) {

@@ -74,19 +74,27 @@ TEST(BpfReplay, ExamplePoliciesDecideAsTheBuiltInEngines) {
   fs::remove_all(dir);
 }
 
-// A policy refused while the switch is built is a config error like any
-// other: exit 2, one line, blamed on the --set (or the file) that named it,
-// and nothing written.
-TEST(BpfReplay, ARefusedPolicyIsAConfigErrorNamingItsOrigin) {
+// A fresh folder with a small all-to-all (8 ranks, one phase) generated
+// into its in/; empty when rocelb-gen fails.
+fs::path small_alltoall(const std::string& name) {
   const fs::path dir =
-      fs::temp_directory_path() / ("rocelb-bpf-refused-" + std::to_string(getpid()));
+      fs::temp_directory_path() / ("rocelb-bpf-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const auto gen = test::run_command(test::bin("tools/rocelb-gen") + " --preset ai-alltoall" +
                                          " --param workers=8 --param phases=1 --out-dir " +
                                          (dir / "in").string(),
                                      dir);
-  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  return gen.exit_code == 0 ? dir : fs::path();
+}
+
+// A policy refused while the switch is built is a config error like any
+// other: exit 2, one line, blamed on the --set (or the file) that named it,
+// and nothing written.
+TEST(BpfReplay, ARefusedPolicyIsAConfigErrorNamingItsOrigin) {
+  const fs::path dir = small_alltoall("refused");
+  ASSERT_FALSE(dir.empty());
   const std::string loop = test::bin("tests/bpf/bad_loop.o");
   const std::string bomb = test::bin("tests/bpf/bad_branches.o");
   struct Case {
@@ -119,14 +127,8 @@ TEST(BpfReplay, ARefusedPolicyIsAConfigErrorNamingItsOrigin) {
 // A policy the interpreter stops on every packet (a division by zero): DPDK
 // logs it per packet; the switch writes it once and then a count.
 TEST(BpfReplay, APerPacketErrorIsLoggedOnceAndCounted) {
-  const fs::path dir = fs::temp_directory_path() / ("rocelb-bpf-div-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const auto gen = test::run_command(test::bin("tools/rocelb-gen") + " --preset ai-alltoall" +
-                                         " --param workers=8 --param phases=1 --out-dir " +
-                                         (dir / "in").string(),
-                                     dir);
-  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const fs::path dir = small_alltoall("div");
+  ASSERT_FALSE(dir.empty());
   const auto r =
       test::run_command(test::bin("dataplane/rocelb-dp") +
                             " replay --quiet --in 0=" + (dir / "in" / "port0.pcap").string() +
