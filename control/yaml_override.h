@@ -19,6 +19,7 @@ struct AppliedOverride {
   std::string text;     // as the user wrote it, for messages
   std::string path;     // the key path it sets, e.g. "ports[0].speed"
   std::string touched;  // topmost path it created or replaced (path or one of its parents)
+  std::string via = "--set";  // who set it, for errors: "--set", "rocelbctl set"
 };
 
 AppliedOverride apply_override(YAML::Node& root, const std::string& text);
