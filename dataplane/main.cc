@@ -21,11 +21,11 @@
 #include "dataplane/engines/output_dir.h"
 #include "dataplane/engines/replay_engine.h"
 #include "dataplane/engines/run_interrupt.h"
-#include "dataplane/fabric/topology_explicit.h"
 #include "dataplane/mgmt/control_service.h"
 #include "dataplane/mgmt/dpdk_log_limiter.h"
 #include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
+#include "dataplane/sim/topology_explicit.h"
 #include "dataplane/xdp/xdp_steering.h"
 
 namespace {

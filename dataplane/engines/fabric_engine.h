@@ -39,9 +39,9 @@
 
 #include "dataplane/engines/output_budget.h"
 #include "dataplane/engines/run_recorder.h"
-#include "dataplane/fabric/nic_params.h"
-#include "dataplane/fabric/topology.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/nic_params.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 

@@ -7,9 +7,9 @@
 
 #include "control/human_units.h"
 #include "control/memory_estimate.h"
-#include "dataplane/fabric/ideal_fct.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/forward/packet_observer.h"
+#include "dataplane/sim/ideal_fct.h"
 
 namespace rocelb {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "control/human_units.h"
 #include "control/units.h"
-#include "dataplane/fabric/ideal_fct.h"
+#include "dataplane/sim/ideal_fct.h"
 #include "lb/lb_mode.h"
 
 namespace rocelb {

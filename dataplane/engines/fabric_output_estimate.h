@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "dataplane/engines/run_recorder.h"
-#include "dataplane/fabric/topology.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 

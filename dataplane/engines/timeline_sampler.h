@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "dataplane/engines/switch_recorder.h"
-#include "dataplane/fabric/roce_nic.h"
+#include "dataplane/sim/roce_nic.h"
 #include "lb/quality_model.h"
 
 namespace rocelb {

@@ -1,4 +1,4 @@
-#include "dataplane/fabric/dcqcn.h"
+#include "dataplane/sim/dcqcn.h"
 
 #include <algorithm>
 

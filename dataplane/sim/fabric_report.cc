@@ -1,4 +1,4 @@
-#include "dataplane/fabric/fabric_report.h"
+#include "dataplane/sim/fabric_report.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "dataplane/fabric/fabric_summary.h"
+#include "dataplane/sim/fabric_summary.h"
 
 namespace rocelb {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/fabric/fabric_report.h"
-#include "dataplane/fabric/roce_nic.h"
+#include "dataplane/sim/fabric_report.h"
+#include "dataplane/sim/roce_nic.h"
 
 namespace rocelb {
 

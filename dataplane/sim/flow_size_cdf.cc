@@ -1,4 +1,4 @@
-#include "dataplane/fabric/flow_size_cdf.h"
+#include "dataplane/sim/flow_size_cdf.h"
 
 #include <algorithm>
 #include <charconv>

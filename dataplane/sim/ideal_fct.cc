@@ -1,4 +1,4 @@
-#include "dataplane/fabric/ideal_fct.h"
+#include "dataplane/sim/ideal_fct.h"
 
 #include <algorithm>
 

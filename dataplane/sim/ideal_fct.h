@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb {
 

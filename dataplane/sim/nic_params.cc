@@ -1,4 +1,4 @@
-#include "dataplane/fabric/nic_params.h"
+#include "dataplane/sim/nic_params.h"
 
 #include <algorithm>
 #include <string_view>

@@ -52,7 +52,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "dataplane/fabric/dcqcn.h"
+#include "dataplane/sim/dcqcn.h"
 
 namespace rocelb {
 

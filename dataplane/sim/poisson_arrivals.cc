@@ -1,6 +1,6 @@
-#include "dataplane/fabric/poisson_arrivals.h"
+#include "dataplane/sim/poisson_arrivals.h"
 
-#include "dataplane/fabric/workload_random.h"
+#include "dataplane/sim/workload_random.h"
 
 namespace rocelb {
 

@@ -16,9 +16,9 @@
 #include <optional>
 #include <vector>
 
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/topology.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 

@@ -1,4 +1,4 @@
-#include "dataplane/fabric/roce_nic.h"
+#include "dataplane/sim/roce_nic.h"
 
 #include <algorithm>
 #include <cstring>

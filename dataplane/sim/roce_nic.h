@@ -88,8 +88,8 @@
 #include <utility>
 #include <vector>
 
-#include "dataplane/fabric/dcqcn.h"
-#include "dataplane/fabric/nic_params.h"
+#include "dataplane/sim/dcqcn.h"
+#include "dataplane/sim/nic_params.h"
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parsed_packet.h"

@@ -42,7 +42,7 @@
 
 #include "control/config_params.h"
 #include "control/net_types.h"
-#include "dataplane/fabric/nic_params.h"
+#include "dataplane/sim/nic_params.h"
 
 namespace rocelb {
 

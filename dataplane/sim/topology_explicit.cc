@@ -1,4 +1,4 @@
-#include "dataplane/fabric/topology_explicit.h"
+#include "dataplane/sim/topology_explicit.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "control/units.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
-#include "dataplane/fabric/topology_keys.h"
+#include "dataplane/sim/topology_keys.h"
 
 namespace rocelb {
 

@@ -39,7 +39,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb {
 

@@ -1,4 +1,4 @@
-#include "dataplane/fabric/topology_keys.h"
+#include "dataplane/sim/topology_keys.h"
 
 #include <algorithm>
 

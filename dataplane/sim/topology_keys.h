@@ -4,7 +4,7 @@
 // scalar keys with one error per rule ("FILE: KEY: rule"; a map's keys by
 // the rule of every rocelb file, check_map_keys: known, none twice),
 // routing --set lines to switches and NICs, loading one switch's config.
-// Internal to rocelb_fabric. Knobs: none. Counters: none.
+// Internal to rocelb_sim. Knobs: none. Counters: none.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "control/yaml_document.h"
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb::topology_detail {
 

@@ -1,4 +1,4 @@
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/workload.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,8 +14,8 @@
 #include "control/units.h"
 #include "control/yaml_document.h"
 #include "control/yaml_util.h"
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/poisson_arrivals.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/poisson_arrivals.h"
 
 namespace rocelb {
 namespace {

@@ -74,7 +74,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb {
 

@@ -9,10 +9,10 @@
 #include <sstream>
 #include <string>
 
-#include "dataplane/fabric/roce_nic.h"
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/lcore_stats.h"
 #include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/sim/roce_nic.h"
 #include "lb/lb_counters.h"
 #include "pfc/pause_receiver.h"
 #include "pfc/pfc_generator.h"

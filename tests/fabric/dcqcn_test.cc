@@ -1,4 +1,4 @@
-// DCQCN's reaction and notification points (dataplane/fabric/dcqcn.h): a CNP
+// DCQCN's reaction and notification points (dataplane/sim/dcqcn.h): a CNP
 // cuts the rate by α/2 and moves the target, α decays without CNPs and rises
 // with them, the rate comes back by fast recovery, additive and hyper
 // increase as the paper's counters say, the min and max rates hold, and the
@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "dataplane/fabric/dcqcn.h"
+#include "dataplane/sim/dcqcn.h"
 
 namespace rocelb {
 namespace {

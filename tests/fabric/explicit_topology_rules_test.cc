@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb {
 namespace {

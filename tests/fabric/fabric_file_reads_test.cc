@@ -14,8 +14,8 @@
 #include <functional>
 
 #include "control/yaml_document.h"
-#include "dataplane/fabric/topology.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 namespace {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/workload_random.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/workload_random.h"
 
 namespace rocelb {
 namespace {

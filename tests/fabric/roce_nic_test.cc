@@ -1,4 +1,4 @@
-// The hosts' RoCE NIC model (dataplane/fabric/roce_nic.h): two NICs back to
+// The hosts' RoCE NIC model (dataplane/sim/roce_nic.h): two NICs back to
 // back on a tiny in-test wire (a propagation delay, and a shim that can
 // drop, swap or CE-mark frames). A flow's completion time, the frames it
 // puts on the wire (valid RoCEv2 by rocelb's parser, ICRC included), ACK
@@ -18,8 +18,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/constants.h"
-#include "dataplane/fabric/nic_params.h"
-#include "dataplane/fabric/roce_nic.h"
+#include "dataplane/sim/nic_params.h"
+#include "dataplane/sim/roce_nic.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/packet_builder.h"

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dataplane/fabric/ideal_fct.h"
-#include "dataplane/fabric/topology.h"
-#include "dataplane/fabric/topology_explicit.h"
+#include "dataplane/sim/ideal_fct.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/topology_explicit.h"
 
 namespace rocelb {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "control/net_types.h"
-#include "dataplane/fabric/topology.h"
+#include "dataplane/sim/topology.h"
 
 namespace rocelb {
 namespace {

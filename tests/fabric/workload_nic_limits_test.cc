@@ -9,8 +9,8 @@
 
 #include <unistd.h>
 
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 namespace {

@@ -10,9 +10,9 @@
 
 #include <unistd.h>
 
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/poisson_arrivals.h"
-#include "dataplane/fabric/workload.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/poisson_arrivals.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 namespace {

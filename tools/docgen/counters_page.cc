@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "dataplane/fabric/roce_nic.h"
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/lcore_stats.h"
 #include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/sim/roce_nic.h"
 #include "dataplane/wire/parsed_packet.h"
 #include "lb/lb_counters.h"
 #include "pfc/pause_receiver.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "dataplane/fabric/workload_random.h"
+#include "dataplane/sim/workload_random.h"
 
 namespace rocelb {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "dataplane/fabric/flow_size_cdf.h"
-#include "dataplane/fabric/poisson_arrivals.h"
-#include "dataplane/fabric/workload_random.h"
+#include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/poisson_arrivals.h"
+#include "dataplane/sim/workload_random.h"
 
 namespace rocelb {
 namespace {

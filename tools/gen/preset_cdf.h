@@ -1,6 +1,6 @@
 // Preset `cdf`: open-loop traffic with flow sizes from a published
 // distribution, as the HPCC/ConWeave experiments generate it. Reuses the
-// fabric code: the CDF (dataplane/fabric/flow_size_cdf.h: AliStorage2019,
+// fabric code: the CDF (dataplane/sim/flow_size_cdf.h: AliStorage2019,
 // WebSearch, FbHdp2015, GoogleRPC2008) and the Poisson arrivals
 // (poisson_arrivals.h), over a topology of `hosts` senders on this leaf's
 // host ports and `remotes` receivers on another leaf: every sender starts

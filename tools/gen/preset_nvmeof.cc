@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "dataplane/fabric/workload_random.h"
+#include "dataplane/sim/workload_random.h"
 
 namespace rocelb {
 namespace {
