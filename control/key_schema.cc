@@ -106,7 +106,6 @@ std::vector<std::string_view> choice_words(const KeySpec& spec) {
 }
 
 std::string duration_text(uint64_t ns) {
-  if (ns != 0 && ns % 3'600'000'000'000 == 0) return std::to_string(ns / 3'600'000'000'000) + "h";
   if (ns != 0 && ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
   if (ns != 0 && ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
   if (ns != 0 && ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";

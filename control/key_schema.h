@@ -81,11 +81,13 @@ std::string join_pattern(std::string_view pattern, std::string_view key);
 std::vector<std::string_view> choice_words(const KeySpec& spec);
 
 // The rule a value of this row must follow, as error messages and the
-// reference say it: "an integer 1..1024", "a duration 1ms .. 1h",
+// reference say it: "an integer 1..1024", "a duration 1ms .. 3600s",
 // "true or false", "one of ecmp, flowlet", "a byte size 64B .. 1GB".
 std::string rule_text(const KeySpec& spec);
 
-// A duration for people: the largest unit that divides it ("100ns", "1s").
+// A duration for people: the largest unit that divides it ("100ns", "1s",
+// "3600s"; no "h": parse_duration_ns reads ns, us, ms and s only, so the
+// bound an error names reads back as a value).
 std::string duration_text(uint64_t ns);
 // A byte count for people: "1.6MB", "150KB", "64KiB", "1536B".
 std::string bytes_text(uint64_t bytes);
