@@ -11,6 +11,10 @@
 //   "rocelbctl set KEY.PATH=VALUE: ..."           (an override's `via`)
 // and are thrown as KeyError, or through the reader's own thrower so each
 // file keeps its exception type (ConfigError, TopologyError, ...).
+// A list's length, a map's keys (names, or integers in a range) and a new
+// entry an override made in a map of names are checked by their rows too:
+//   "--set groups.spnie.idle_time=1us: groups.spnie: no group "spnie" in
+//    FILE (did you mean "spine"?); a new group needs "members""
 // No knobs, no counters.
 #pragma once
 
@@ -90,6 +94,11 @@ class KeyReader {
   uint64_t uint(const YAML::Node& n, const std::string& path, const KeySpec& k) const;
   int64_t integer(const YAML::Node& n, const std::string& path, const KeySpec& k) const;
   std::string text(const YAML::Node& n, const std::string& path, const KeySpec& k) const;
+  // A kFraction value times `scale`, rounded to the nearest integer; up to
+  // nine decimals (load_alpha: 0.0625 → 4096 of 65536), checked against the
+  // row's range exactly.
+  uint64_t scaled(const YAML::Node& n, const std::string& path, const KeySpec& k,
+                  uint64_t scale) const;
   const std::string& scalar(const YAML::Node& n, const std::string& path,
                             std::string_view expected) const;
 
@@ -110,24 +119,39 @@ class KeyReader {
     YAML::Node require(std::string_view key) const;
 
     // Reads a present key into `out` by its row and returns true; leaves
-    // `out` alone and returns false when the key is absent or null. `out`
+    // `out` alone and returns false when the key is absent or null (a
+    // required row refuses both: "missing required key", "expected ...,
+    // found null"). `out`
     // is bool for kBool, std::string for text kinds, an integer type for
     // numbers (a row whose range does not fit it is a bug: logic_error).
     template <typename T>
     bool read(std::string_view key, T& out) const;
+    // A kFraction key times `scale` (KeyReader::scaled); false when absent.
+    bool read_scaled(std::string_view key, uint64_t scale, uint64_t& out) const;
+    // The value of a number key when it is one of its row's words
+    // ("auto"), else nullopt (absent, or a number for read()).
+    std::optional<std::string> word(std::string_view key) const;
 
     // The map under a key (which must be a map).
     Map map(std::string_view key) const;
     // Each element of the list under a key: fn(node, path "KEY[i]",
-    // pattern "KEY[]").
+    // pattern "KEY[]"). Absent or null: nothing, unless the row is
+    // required; a row with hi > 0 bounds the count.
     void each(std::string_view key,
               const std::function<void(const YAML::Node&, const std::string&, const std::string&)>&
                   fn) const;
     // Each entry of a map with user-named keys (kMapOf) under a key:
-    // fn(name, node, path "KEY.NAME", pattern "KEY.*").
+    // fn(name, node, path "KEY.NAME", pattern "KEY.*"). Keys are checked by
+    // the row (names, or integers lo..hi none twice), and an entry an
+    // override created without its required keys is refused as new.
     void entries(std::string_view key,
                  const std::function<void(const std::string&, const YAML::Node&, const std::string&,
                                           const std::string&)>& fn) const;
+    // The same for a map with integer keys (kMapOf with hi > 0): fn gets
+    // the key's value ("0x1a" → 26).
+    void numbered(std::string_view key,
+                  const std::function<void(uint64_t, const YAML::Node&, const std::string&,
+                                           const std::string&)>& fn) const;
 
    private:
     friend class KeyReader;
@@ -145,6 +169,16 @@ class KeyReader {
 
  private:
   const AppliedOverride* override_for(std::string_view path) const;
+  // The checks of Map::entries: the map's keys by its row, and a new entry
+  // an override made; calls fn(key text, key value (0 for names), node,
+  // path, pattern).
+  void each_entry(const Map& parent, std::string_view key,
+                  const std::function<void(const std::string&, uint64_t, const YAML::Node&,
+                                           const std::string&, const std::string&)>& fn) const;
+  // Refuses `entry` (at `path`, of the map `parent`) when an override
+  // created it and it lacks a required key of `pattern`.
+  void check_new_entry(const YAML::Node& parent, const std::string& name, const YAML::Node& entry,
+                       const std::string& path, const std::string& pattern) const;
 
   const KeySchema& schema_;
   KeyOrigin origin_;
@@ -156,7 +190,10 @@ bool KeyReader::Map::read(std::string_view key, T& out) const {
   const std::optional<YAML::Node> v = get(key);
   const std::string pat = join_pattern(pattern_, key);
   const KeySpec& k = r_.spec(pat);
-  if (!v) return false;
+  if (!v) {
+    if (!k.required) return false;
+    r_.fail_type(at(key), require(key), rule_text(k));  // absent: require() refuses it
+  }
   const std::string p = at(key);
   if constexpr (std::is_same_v<T, bool>) {
     out = r_.boolean(*v, p, k);

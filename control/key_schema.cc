@@ -1,5 +1,7 @@
 #include "control/key_schema.h"
 
+#include <algorithm>
+
 #include "control/units.h"
 
 namespace rocelb {
@@ -27,10 +29,19 @@ std::string kind_text(const KeySpec& k) {
   switch (k.kind) {
     case KeyKind::kMap:
       return "a map";
-    case KeyKind::kMapOf:
-      return "a map of names";
-    case KeyKind::kList:
-      return "a list";
+    case KeyKind::kMapOf: {
+      const std::string key = k.unit.empty() ? "" : " " + std::string(k.unit);
+      if (k.hi == 0) return "a map by" + (key.empty() ? std::string(" name") : key);
+      return "a map by" + key + " " + std::to_string(k.lo < 0 ? 0 : k.lo) + ".." +
+             std::to_string(k.hi);
+    }
+    case KeyKind::kList: {
+      if (k.hi == 0) return "a list";
+      const std::string items = k.unit.empty() ? " items" : " " + std::string(k.unit);
+      if (uint64_t(k.lo) == k.hi) return "a list of " + std::to_string(k.hi) + items;
+      if (k.lo <= 0) return "a list of at most " + std::to_string(k.hi) + items;
+      return "a list of " + std::to_string(k.lo) + ".." + std::to_string(k.hi) + items;
+    }
     case KeyKind::kBool:
       return "true or false";
     case KeyKind::kName:
@@ -105,6 +116,26 @@ std::vector<std::string_view> choice_words(const KeySpec& spec) {
   return out;
 }
 
+bool is_choice_word(const KeySpec& spec, std::string_view word) {
+  const auto words = choice_words(spec);
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+bool is_number_kind(KeyKind kind) {
+  switch (kind) {
+    case KeyKind::kUint:
+    case KeyKind::kInt:
+    case KeyKind::kBytes:
+    case KeyKind::kDuration:
+    case KeyKind::kSpeed:
+    case KeyKind::kLength:
+    case KeyKind::kFraction:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string duration_text(uint64_t ns) {
   if (ns != 0 && ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
   if (ns != 0 && ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
@@ -113,6 +144,8 @@ std::string duration_text(uint64_t ns) {
 }
 
 std::string bytes_text(uint64_t b) {
+  constexpr uint64_t kTB = 1'000'000'000'000;
+  if (b >= kTB && b % kTB == 0) return std::to_string(b / kTB) + "TB";
   for (uint64_t unit : {uint64_t(1'000'000'000), uint64_t(1'000'000)}) {
     if (b < unit || b % unit == 0 || b % (unit / 1000) != 0) continue;
     std::string frac = std::to_string(1000 + b % unit / (unit / 1000)).substr(1);
@@ -122,7 +155,9 @@ std::string bytes_text(uint64_t b) {
   return format_bytes(b);
 }
 
-std::string rule_text(const KeySpec& k) {
+namespace {
+
+std::string number_rule_text(const KeySpec& k) {
   const uint64_t lo = k.lo < 0 ? 0 : uint64_t(k.lo);
   const std::string unit = k.unit.empty() ? "" : " (" + std::string(k.unit) + ")";
   switch (k.kind) {
@@ -159,6 +194,17 @@ std::string rule_text(const KeySpec& k) {
     default:
       return kind_text(k);
   }
+}
+
+}  // namespace
+
+std::string rule_text(const KeySpec& k) {
+  if (!is_number_kind(k.kind) || k.choices.empty()) return number_rule_text(k);
+  // A number that takes words too: "auto or a byte size 64B .. 1GB".
+  std::string out;
+  const auto words = choice_words(k);
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? ", " : "") + std::string(words[i]);
+  return out + " or " + number_rule_text(k);
 }
 
 std::string schema_markdown(const KeySchema& schema) {

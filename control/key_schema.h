@@ -13,6 +13,15 @@
 // "ports[].speed" a key of each element; "groups.*" is any key of a map
 // whose keys are names the user chooses and "groups.*.members" a key under
 // each of them. No knobs, no counters.
+//
+// What a row's fields mean beyond numbers:
+//   kList   hi > 0: it holds lo..hi items, `unit` naming them ("ports").
+//   kMapOf  its keys are names ([A-Za-z0-9_.-]{1,64}) or, when hi > 0,
+//           integers lo..hi; `unit` names a key ("group name", "DSCP").
+//   kMap    a "PATH.*" row (one entry of a kMapOf): `unit` names an entry
+//           ("group"), for "no group \"x\" in FILE; a new group needs ...".
+//   numbers `choices`, when set, are words taken besides a number
+//           (qos.pfc.headroom: "auto"); the reader asks for them first.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +47,7 @@ enum class KeyKind : uint8_t {
   kName,      // a name: [A-Za-z0-9_.-]{1,64}
   kString,    // free text (a path, a device string)
   kChoice,    // one word of `choices` ("ecmp|flowlet|...")
-  kFraction,  // a number in lo/1000 .. hi/1000 ("0.5", "1")
+  kFraction,  // a decimal number in lo/1000 .. hi/1000 ("0.5", "1", ".0625")
   kOther,     // a value with a rule of its own, checked by its reader (an IP
               // prefix, a MAC, a list of traffic classes); `unit` names it
 };
@@ -58,7 +67,7 @@ struct KeySpec {
   uint64_t hi = 0;
   std::string_view unit = {};     // for people: "Mb/s", "of 1024", "IP prefix"
   std::string_view def = {};      // the default as a file would write it; "" none
-  std::string_view choices = {};  // kChoice: "a|b|c"
+  std::string_view choices = {};  // kChoice: "a|b|c"; a number's other words
   Applies applies = Applies::kLive;
   bool required = false;
 };
@@ -79,6 +88,10 @@ std::string join_pattern(std::string_view pattern, std::string_view key);
 
 // The words of a kChoice row ("a|b|c" → {a, b, c}).
 std::vector<std::string_view> choice_words(const KeySpec& spec);
+// Whether `word` is one of them.
+bool is_choice_word(const KeySpec& spec, std::string_view word);
+// True for the kinds that hold a number (kUint .. kLength, kFraction).
+bool is_number_kind(KeyKind kind);
 
 // The rule a value of this row must follow, as error messages and the
 // reference say it: "an integer 1..1024", "a duration 1ms .. 3600s",
@@ -89,7 +102,7 @@ std::string rule_text(const KeySpec& spec);
 // "3600s"; no "h": parse_duration_ns reads ns, us, ms and s only, so the
 // bound an error names reads back as a value).
 std::string duration_text(uint64_t ns);
-// A byte count for people: "1.6MB", "150KB", "64KiB", "1536B".
+// A byte count for people: "1.6MB", "150KB", "64KiB", "1536B", "1000TB".
 std::string bytes_text(uint64_t bytes);
 
 // The reference page of one schema in Markdown: one table per top-level

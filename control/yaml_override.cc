@@ -15,19 +15,20 @@ struct Segment {
   size_t index = 0;
 };
 
-[[noreturn]] void fail(const std::string& text, const std::string& msg) {
-  throw ConfigError("--set " + text + ": " + msg);
+// `who`: the override as its errors name it, "--set KEY=VALUE".
+[[noreturn]] void fail(const std::string& who, const std::string& msg) {
+  throw ConfigError(who + ": " + msg);
 }
 
-std::vector<Segment> parse_path(std::string_view path, const std::string& text) {
-  if (path.empty()) fail(text, "empty key path (expected KEY.PATH=VALUE)");
+std::vector<Segment> parse_path(std::string_view path, const std::string& who) {
+  if (path.empty()) fail(who, "empty key path (expected KEY.PATH=VALUE)");
   std::vector<Segment> segs;
   size_t i = 0;
   while (true) {
     size_t start = i;
     while (i < path.size() && path[i] != '.' && path[i] != '[' && path[i] != ']') ++i;
     if (i == start)
-      fail(text, "empty key in path (expected KEY.PATH=VALUE, e.g. ports[0].speed=25G)");
+      fail(who, "empty key in path (expected KEY.PATH=VALUE, e.g. ports[0].speed=25G)");
     segs.push_back({false, std::string(path.substr(start, i - start)), 0});
     while (i < path.size() && path[i] == '[') {
       size_t close = path.find(']', i);
@@ -42,13 +43,13 @@ std::vector<Segment> parse_path(std::string_view path, const std::string& text) 
       if (!ok) {
         std::string shown(close == std::string_view::npos ? path.substr(i)
                                                           : path.substr(i, close - i + 1));
-        fail(text, "bad list index " + quote(shown) + " (expected [N], e.g. ports[0])");
+        fail(who, "bad list index " + quote(shown) + " (expected [N], e.g. ports[0])");
       }
       segs.push_back({true, "", index});
       i = close + 1;
     }
     if (i == path.size()) return segs;
-    if (path[i] != '.') fail(text, "unexpected " + quote(path.substr(i, 1)) + " in key path");
+    if (path[i] != '.') fail(who, "unexpected " + quote(path.substr(i, 1)) + " in key path");
     ++i;
   }
 }
@@ -59,36 +60,38 @@ bool has_key(const YAML::Node& map, const std::string& key) {
   return false;
 }
 
-[[noreturn]] void fail_type(const std::string& text, const std::string& path, const YAML::Node& n,
+[[noreturn]] void fail_type(const std::string& who, const std::string& path, const YAML::Node& n,
                             const char* expected, const std::string& hint = "") {
   std::string where = path.empty() ? "top level" : path;
-  if (n.IsScalar()) fail(text, where + ": " + yaml_show(n) + ": expected " + expected + hint);
-  fail(text, where + ": expected " + expected + ", found " + yaml_kind(n) + hint);
+  if (n.IsScalar()) fail(who, where + ": " + yaml_show(n) + ": expected " + expected + hint);
+  fail(who, where + ": expected " + expected + ", found " + yaml_kind(n) + hint);
 }
 
 }  // namespace
 
-AppliedOverride apply_override(YAML::Node& root, const std::string& text) {
+AppliedOverride apply_override(YAML::Node& root, const std::string& text, const std::string& via) {
+  const std::string who = via + " " + text;
   size_t eq = text.find('=');
-  if (eq == std::string::npos) fail(text, "missing '=' (expected KEY.PATH=VALUE)");
-  std::vector<Segment> segs = parse_path(std::string_view(text).substr(0, eq), text);
+  if (eq == std::string::npos) fail(who, "missing '=' (expected KEY.PATH=VALUE)");
+  std::vector<Segment> segs = parse_path(std::string_view(text).substr(0, eq), who);
 
   YAML::Node value;
   try {
     value.reset(YAML::Load(text.substr(eq + 1)));
   } catch (const YAML::Exception& e) {
-    fail(text, "VALUE is not valid YAML: " + e.msg);
+    fail(who, "VALUE is not valid YAML: " + e.msg);
   }
   // Bounded as a file is: nested aliases stand for what they name, and
   // every check after this one walks the value whole.
   try {
     check_yaml_value_nodes(text.substr(eq + 1), "VALUE");
   } catch (const YamlDocumentError& e) {
-    fail(text, e.what());
+    fail(who, e.what());
   }
 
   AppliedOverride out;
   out.text = text;
+  out.via = via;
   YAML::Node cur;
   cur.reset(root);  // reset(), not '=': assigning a yaml-cpp node rewrites the tree
   std::string path;
@@ -99,25 +102,31 @@ AppliedOverride apply_override(YAML::Node& root, const std::string& text) {
     if (!seg.is_index) {
       bool digits = seg.key.find_first_not_of("0123456789") == std::string::npos;
       if (cur.IsSequence() && digits)
-        fail_type(text, path, cur, "a map", " (write " + index_path(path, 0) + " to index a list)");
-      if (!cur.IsNull() && !cur.IsMap()) fail_type(text, path, cur, "a map");
+        fail_type(who, path, cur, "a map", " (write " + index_path(path, 0) + " to index a list)");
+      if (!cur.IsNull() && !cur.IsMap()) fail_type(who, path, cur, "a map");
       child_path = join_path(path, seg.key);
       bool exists = cur.IsMap() && has_key(cur, seg.key);
       if (last) {
         cur[seg.key] = value;
-        if (out.touched.empty()) out.touched = child_path;
+        if (out.touched.empty()) {
+          out.touched = child_path;
+          out.created = !exists;
+        }
       } else if (!exists) {
         cur[seg.key] = YAML::Node(YAML::NodeType::Map);
-        if (out.touched.empty()) out.touched = child_path;
+        if (out.touched.empty()) {
+          out.touched = child_path;
+          out.created = true;
+        }
       }
       YAML::Node next = cur[seg.key];
       cur.reset(next);
     } else {
-      if (!cur.IsSequence()) fail_type(text, path, cur, "a list");
+      if (!cur.IsSequence()) fail_type(who, path, cur, "a list");
       child_path = index_path(path, seg.index);
       if (seg.index >= cur.size())
-        fail(text, child_path + ": index out of range (" + std::to_string(cur.size()) +
-                       (cur.size() == 1 ? " item)" : " items)"));
+        fail(who, child_path + ": index out of range (" + std::to_string(cur.size()) +
+                      (cur.size() == 1 ? " item)" : " items)"));
       if (last) {
         cur[seg.index] = value;
         if (out.touched.empty()) out.touched = child_path;

@@ -5,7 +5,7 @@
 // created; a list index must already exist. A VALUE is bounded as a file
 // is: at most kMaxYamlNodes nodes, an alias counting as what it names
 // (control/yaml_document.h). Malformed overrides throw ConfigError starting
-// "--set KEY.PATH=VALUE: ".
+// "--set KEY.PATH=VALUE: " (or the override's `via` instead of "--set").
 #pragma once
 
 #include <string>
@@ -16,13 +16,17 @@
 namespace rocelb {
 
 struct AppliedOverride {
-  std::string text;     // as the user wrote it, for messages
-  std::string path;     // the key path it sets, e.g. "ports[0].speed"
-  std::string touched;  // topmost path it created or replaced (path or one of its parents)
+  std::string text;           // as the user wrote it, for messages
+  std::string path;           // the key path it sets, e.g. "ports[0].speed"
+  std::string touched;        // topmost path it created or replaced (path or one of its parents)
+  bool created = false;       // `touched` was not in the document before: the override made it
   std::string via = "--set";  // who set it, for errors: "--set", "rocelbctl set"
 };
 
-AppliedOverride apply_override(YAML::Node& root, const std::string& text);
+// `via` names who gave the override in its errors ("rocelbctl set
+// KEY=VALUE: ...") and in the result.
+AppliedOverride apply_override(YAML::Node& root, const std::string& text,
+                               const std::string& via = "--set");
 
 }  // namespace rocelb
 

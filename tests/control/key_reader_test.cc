@@ -9,7 +9,7 @@ namespace rocelb {
 namespace {
 
 constexpr KeySpec kRows[] = {
-    {"ports", KeyKind::kList, "the ports", 0, 0, {}, {}, {}, Applies::kRestart, true},
+    {"ports", KeyKind::kList, "the ports", 0, 0, {}, {}, {}, Applies::kRestart},
     {"ports[]", KeyKind::kMap, "one port"},
     {"ports[].id", KeyKind::kUint, "port id", 0, 63, {}, {}, {}, Applies::kRestart, true},
     {"ports[].speed", KeyKind::kSpeed, "line rate", 1'000'000, 1'600'000'000'000, {}, "100G"},
@@ -169,6 +169,118 @@ TEST(KeyReader, ARowWhoseRangeDoesNotFitItsFieldIsABug) {
   uint8_t small = 0;
   EXPECT_THROW(r.top(doc).read("buffer", small), std::logic_error);
   EXPECT_THROW(r.top(doc).read("nosuchrow", small), std::logic_error);
+}
+
+// The rows' other rules: a list's length, a map's keys (names, or integers
+// in a range, none twice by value), a number that takes a word, a fraction
+// finer than thousandths, and a new entry an override made in a map of names.
+constexpr KeySpec kMoreRows[] = {
+    {"hops", KeyKind::kList, "next hops", 1, 3, "hops"},
+    {"hops[]", KeyKind::kUint, "a hop", 0, 9},
+    {"classes", KeyKind::kMapOf, "by class", 0, 7, "traffic class"},
+    {"classes.*", KeyKind::kUint, "a weight", 1, 100},
+    {"headroom", KeyKind::kBytes, "room", 64, 1000, {}, "auto", "auto"},
+    {"alpha", KeyKind::kFraction, "a weight", 1, 1000, {}, "0.25"},
+    {"groups", KeyKind::kMapOf, "named groups", 0, 0, "group name"},
+    {"groups.*", KeyKind::kMap, "one group", 0, 0, "group"},
+    {"groups.*.members", KeyKind::kList, "members", 0, 0, {}, {}, {}, Applies::kLive, true},
+    {"groups.*.mode", KeyKind::kChoice, "how", 0, 0, {}, "a", "a|b"},
+};
+constexpr KeySchema kMoreSchema{"test file", kMoreRows};
+
+std::string more_error(const std::string& yaml, const std::vector<std::string>& sets = {},
+                       uint64_t* alpha = nullptr) {
+  YAML::Node doc = YAML::Load(yaml);
+  KeyOrigin origin{"t.yaml", {}};
+  try {
+    for (const auto& s : sets) origin.overrides.push_back(apply_override(doc, s));
+    KeyReader r(kMoreSchema, origin);
+    auto top = r.top(doc);
+    top.each("hops", [&](const YAML::Node& n, const std::string& p, const std::string& pat) {
+      r.uint(n, p, r.spec(pat));
+    });
+    top.numbered("classes", [&](uint64_t, const YAML::Node& n, const std::string& p,
+                                const std::string& pat) { r.uint(n, p, r.spec(pat)); });
+    uint64_t room = 0;
+    if (!top.word("headroom")) top.read("headroom", room);
+    uint64_t a = 0;
+    if (top.read_scaled("alpha", 65536, a) && alpha) *alpha = a;
+    top.entries("groups", [&](const std::string&, const YAML::Node& n, const std::string& p,
+                              const std::string& pat) {
+      auto g = r.map(n, p, pat);
+      g.each("members", [](const YAML::Node&, const std::string&, const std::string&) {});
+      std::string mode;
+      g.read("mode", mode);
+    });
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KeyReader, AListHoldsItsRowsNumberOfItems) {
+  EXPECT_EQ(more_error("hops: [1, 2, 3]\n"), "");
+  EXPECT_EQ(more_error("hops: []\n"), "t.yaml: hops: must not be empty");
+  EXPECT_EQ(more_error("hops: [1, 2, 3, 4]\n"), "t.yaml: hops: must list at most 3 hops (found 4)");
+  EXPECT_EQ(rule_text(*kMoreSchema.find("hops")), "a list of 1..3 hops");
+}
+
+TEST(KeyReader, AMapsKeysFollowItsRow) {
+  EXPECT_EQ(more_error("classes: {0: 1, 0x7: 100}\n"), "");
+  EXPECT_EQ(more_error("classes: {8: 1}\n"),
+            "t.yaml: classes.8: traffic class must be an integer 0..7");
+  EXPECT_EQ(more_error("classes: {three: 1}\n"),
+            "t.yaml: classes.three: traffic class must be an integer 0..7");
+  EXPECT_EQ(more_error("classes: {3: 1, 0x3: 2}\n"),
+            "t.yaml: classes.0x3: duplicate traffic class 3 (also classes.3)");
+  EXPECT_EQ(more_error("groups: {\"a b\": {members: []}}\n"),
+            "t.yaml: groups.a b: group name must match [A-Za-z0-9_.-]+ (1..64 characters)");
+  EXPECT_EQ(rule_text(*kMoreSchema.find("classes")), "a map by traffic class 0..7");
+}
+
+TEST(KeyReader, ANumberMayTakeItsRowsWords) {
+  EXPECT_EQ(more_error("headroom: auto\n"), "");
+  EXPECT_EQ(more_error("headroom: 64\n"), "");
+  EXPECT_EQ(more_error("headroom: automatic\n"),
+            "t.yaml: headroom: \"automatic\": must be auto or a byte size 64B .. 1KB");
+  EXPECT_EQ(more_error("headroom: 2KB\n"),
+            "t.yaml: headroom: \"2KB\": must be auto or a byte size 64B .. 1KB");
+}
+
+TEST(KeyReader, AFractionMayBeFinerThanItsRange) {
+  uint64_t a = 0;
+  EXPECT_EQ(more_error("alpha: 0.0625\n", {}, &a), "");
+  EXPECT_EQ(a, 4096u);
+  EXPECT_EQ(more_error("alpha: .5\n", {}, &a), "");
+  EXPECT_EQ(a, 32768u);
+  EXPECT_EQ(more_error("alpha: 0.0009\n"), "t.yaml: alpha: 0.0009: must be a number 0.001..1");
+  EXPECT_EQ(more_error("alpha: 1.0001\n"), "t.yaml: alpha: 1.0001: must be a number 0.001..1");
+  EXPECT_EQ(more_error("alpha: 1/2\n"), "t.yaml: alpha: \"1/2\": must be a number 0.001..1");
+}
+
+// A typo in a group's name under --set makes a new group: the error says
+// so, with the name the file has, instead of "missing required key".
+TEST(KeyReader, ANewEntryAnOverrideMadeIsNamedAsNew) {
+  const std::string file = "groups: {spine: {members: [1]}, leaf: {members: [2]}}\n";
+  EXPECT_EQ(more_error(file, {"groups.spnie.mode=b"}),
+            "--set groups.spnie.mode=b: groups.spnie: no group \"spnie\" in t.yaml (did you "
+            "mean \"spine\"?); a new group needs \"members\"");
+  // Before its keys are read: an unknown key is the typo's consequence.
+  EXPECT_EQ(more_error(file, {"groups.spnie.flowlet_gap=100us"}),
+            "--set groups.spnie.flowlet_gap=100us: groups.spnie: no group \"spnie\" in t.yaml "
+            "(did you mean \"spine\"?); a new group needs \"members\"");
+  EXPECT_EQ(more_error(file, {"groups.core={mode: b}"}),
+            "--set groups.core={mode: b}: groups.core: no group \"core\" in t.yaml; a new group "
+            "needs \"members\"");
+  // A new group with its required keys is a new group; one the file has
+  // is changed as usual.
+  EXPECT_EQ(more_error(file, {"groups.core.members=[3]"}), "");
+  EXPECT_EQ(more_error(file, {"groups.core.members=[3]", "groups.core.mode=b"}), "");
+  EXPECT_EQ(more_error(file, {"groups.spine.mode=c"}),
+            "--set groups.spine.mode=c: groups.spine.mode: \"c\": must be one of a, b");
+  // The file itself is not an override: its missing key is just missing.
+  EXPECT_EQ(more_error("groups: {spine: {mode: a}}\n"),
+            "t.yaml: groups.spine: missing required key \"members\"");
 }
 
 TEST(KeySchema, ChildrenAndRulesComeFromTheRows) {

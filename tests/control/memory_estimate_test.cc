@@ -152,7 +152,7 @@ TEST(MemoryLimit, DefaultIsFourGigabytesAndAKeyChangesIt) {
       << error_of(d.text());
   d.sw = "limits: {max_memory: 1KB}\n";
   EXPECT_EQ(error_of(d.text()),
-            "x.yaml: limits.max_memory: \"1KB\": max_memory must be 1MB .. 1PB");
+            "x.yaml: limits.max_memory: \"1KB\": must be a byte size 1MB .. 1000TB");
   d.sw = "limits: {memory: 1GB}\n";
   EXPECT_EQ(error_of(d.text()), "x.yaml: limits.memory: unknown key (known: max_memory)");
 }
