@@ -1,8 +1,13 @@
 // The knobs of the hosts' RoCE NIC model (roce_nic.h) and their loading from
-// the `nic:` map of a fabric topology file. Every key is optional; unknown
-// keys are errors. Errors (NicParamsError) name the file, the key path and
-// the rule: "fabric.yaml: nic.dcqcn.rpg_ai_rate: \"x\": must be an integer
-// 0..1600000 (Mb/s)".
+// the `nic:` map of a fabric topology file. Every key is optional; each is a
+// row of nic_schema() (nic_keys.cc: kind, range, default, help) and is read
+// by the rules of every rocelb file (control/key_reader.h: booleans true or
+// false, integers decimal or 0x hex, UTF-8, no key twice, an unknown key
+// refused with the nearest known one). Errors (NicParamsError) name where
+// the value came from, the key path and the rule:
+//   "fabric.yaml: nic.dcqcn.rpg_ai_rate: \"x\": must be an integer
+//    0..1600000 (Mb/s)"
+//   "--set nic.mtu=1000: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096"
 //
 //   nic:
 //     mtu: 1024                 payload bytes per packet: 256, 512, 1024,
@@ -52,6 +57,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "control/key_reader.h"
+#include "control/key_schema.h"
 #include "dataplane/sim/dcqcn.h"
 
 namespace rocelb {
@@ -85,8 +92,13 @@ struct NicParams {
 
 const char* loss_recovery_name(LossRecovery r);
 
-// Loads the `nic:` map (null or undefined: every default). `where` starts
-// every error ("fabric.yaml"); key paths start with "nic.".
+// The rows of the `nic` map: "nic", "nic.mtu", ..., "nic.dcqcn.enabled", ...
+const KeySchema& nic_schema();
+
+// Loads the `nic:` map (null or undefined: every default). `origin` names
+// the file ("fabric.yaml") and the overrides that set nic.* keys, so an
+// error blames the one that made the value; key paths start with "nic.".
+NicParams load_nic_params(const YAML::Node& nic, const KeyOrigin& origin);
 NicParams load_nic_params(const YAML::Node& nic, const std::string& where);
 
 }  // namespace rocelb

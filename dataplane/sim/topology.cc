@@ -18,9 +18,6 @@
 namespace rocelb {
 namespace {
 
-constexpr uint32_t kMaxLeaves = 99;  // host subnets are 10.l.0.0/16
-constexpr uint32_t kMaxSpines = 99;  // link subnets are 10.(100+s).0.0/16
-
 struct Shape {
   uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
   uint64_t host_speed = 0, uplink_speed = 0, delay_ns = 0;
@@ -55,43 +52,35 @@ std::string host_mac(uint32_t l, uint32_t i) {
   return "02:00:0a:" + hex2(l) + ":" + hex2(i) + ":02";
 }
 
-// Reads the generated form's keys with one clear error per rule.
-class ShapeReader : public topology_detail::KeyReader {
- public:
-  using KeyReader::KeyReader;
-
-  Shape read(const YAML::Node& root) const {
-    if (!root.IsMap())
-      fail("",
+// The generated form's keys, by their rows (topology_schema()).
+Shape read_shape(const KeyReader& r, const YAML::Node& root) {
+  if (!root.IsMap())
+    r.fail("",
            "a topology is a map of leaves, spines, hosts_per_leaf, host_speed, uplink_speed, "
            "link_delay and switch_config, or of switches, links and hosts (found " +
                yaml_kind(root) + ")");
-    only(root, "",
-         {"leaves", "spines", "hosts_per_leaf", "host_speed", "uplink_speed", "link_delay",
-          "switch_config", "nic"});
-    for (const char* k :
-         {"leaves", "spines", "hosts_per_leaf", "host_speed", "uplink_speed", "link_delay"})
-      if (!root[k]) fail("", std::string("missing required key \"") + k + "\"");
-    Shape s;
-    s.leaves = count(root["leaves"], "leaves", kMaxLeaves);
-    s.spines = count(root["spines"], "spines", kMaxSpines);
-    s.hosts_per_leaf = count(root["hosts_per_leaf"], "hosts_per_leaf", kMaxPorts);
-    if (s.hosts_per_leaf + s.spines > uint32_t(kMaxPorts))
-      fail("hosts_per_leaf", "hosts_per_leaf + spines is " +
+  r.check_utf8(root, "");
+  const KeyReader::Map m = r.top(root);
+  for (const char* k :
+       {"leaves", "spines", "hosts_per_leaf", "host_speed", "uplink_speed", "link_delay"})
+    m.require(k);
+  Shape s;
+  m.read("leaves", s.leaves);
+  m.read("spines", s.spines);
+  m.read("hosts_per_leaf", s.hosts_per_leaf);
+  if (s.hosts_per_leaf + s.spines > uint32_t(kMaxPorts))
+    r.fail("hosts_per_leaf", "hosts_per_leaf + spines is " +
                                  std::to_string(s.hosts_per_leaf + s.spines) +
                                  ": a leaf has at most " + std::to_string(kMaxPorts) + " ports");
-    if (s.leaves > uint32_t(kMaxPorts))
-      fail("leaves", "a spine has at most " + std::to_string(kMaxPorts) + " ports");
-    s.host_speed = speed(root["host_speed"], "host_speed");
-    s.uplink_speed = speed(root["uplink_speed"], "uplink_speed");
-    s.delay_ns = duration(root["link_delay"], "link_delay");
-    if (const YAML::Node c = root["switch_config"]) {
-      if (!c.IsScalar() || c.Scalar().empty()) fail("switch_config", "must be a file path");
-      s.switch_config = c.Scalar();
-    }
-    return s;
-  }
-};
+  if (s.leaves > uint32_t(kMaxPorts))
+    r.fail("leaves", "a spine has at most " + std::to_string(kMaxPorts) + " ports");
+  m.read("host_speed", s.host_speed);
+  m.read("uplink_speed", s.uplink_speed);
+  m.read("link_delay", s.delay_ns);
+  if (m.read("switch_config", s.switch_config) && s.switch_config.empty())
+    r.fail("switch_config", "must be a file path");
+  return s;
+}
 
 YAML::Node port_node(uint32_t id, const std::string& name, uint64_t speed, const std::string& mac,
                      const std::string& ipv4, uint32_t mtu) {
@@ -205,8 +194,8 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
   const YAML::Node root = topology_detail::parse_document(text, source_name);
   if (root.IsMap() && root["switches"])
     return load_explicit_topology(root, source_name, base_dir, overrides);
-  const ShapeReader reader(source_name);
-  Shape s = reader.read(root);
+  const KeyReader reader = topology_detail::topology_reader(topology_schema(), source_name);
+  Shape s = read_shape(reader, root);
   std::string nic_yaml;
   const NicParams nic = topology_detail::nic_params(root, overrides, source_name, &nic_yaml);
   s.port_mtu = std::max<uint32_t>(1500, nic.mtu + 64);

@@ -28,9 +28,13 @@
 // "nic.KEY.PATH=VALUE" to every host's NIC.
 // Files are regular files of at most 16 MiB, one YAML document of at most
 // 2 M nodes (3 M for a switch_config), no key twice (control/bounded_file.h,
-// control/yaml_document.h). Errors (TopologyError) name the file, the key
-// path and the rule; a switch config the loader refuses names the switch
-// ("fabric.yaml: leaf0: ...").
+// control/yaml_document.h). Each key is a row of topology_schema() or
+// explicit_topology_schema() and is read by the rules of every rocelb file
+// (control/key_reader.h: integers decimal or 0x hex, UTF-8, an unknown key
+// refused with the nearest known one). Errors (TopologyError) name the
+// file, the key path and the rule; a nic.* value a --set made names the
+// --set ("--set nic.mtu=1000: nic.mtu: ..."); a switch config the loader
+// refuses names the switch ("fabric.yaml: leaf0: ...").
 #pragma once
 
 #include <cstdint>
@@ -41,6 +45,7 @@
 #include <vector>
 
 #include "control/config_params.h"
+#include "control/key_schema.h"
 #include "control/net_types.h"
 #include "dataplane/sim/nic_params.h"
 
@@ -94,6 +99,11 @@ struct Topology {
   std::optional<uint32_t> switch_index(std::string_view name) const;
   std::optional<uint32_t> host_index(std::string_view name) const;
 };
+
+// The rows of the generated form's keys and of the explicit form's
+// (topology_keys.cc); the `nic` map's are nic_schema().
+const KeySchema& topology_schema();
+const KeySchema& explicit_topology_schema();
 
 // `base_dir`: where switch_config paths are relative to.
 Topology load_topology_text(const std::string& text, const std::string& source_name,

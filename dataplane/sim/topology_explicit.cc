@@ -18,35 +18,30 @@ namespace rocelb {
 
 namespace {
 
-using topology_detail::KeyReader;
-
-bool good_name(const std::string& s) {
-  return !s.empty() && s.size() <= 32 && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
-}
-
 struct PortRef {
   uint32_t sw = 0;
   uint16_t port = 0;
 };
 
-class ExplicitReader : public KeyReader {
+// The explicit form's keys, by their rows (explicit_topology_schema()), and
+// the rules that make the fabric workable.
+class ExplicitReader {
  public:
   ExplicitReader(const std::string& source, const std::string& base_dir)
-      : KeyReader(source), base_dir_(base_dir) {}
+      : r_(topology_detail::topology_reader(explicit_topology_schema(), source)),
+        source_(source),
+        base_dir_(base_dir) {}
 
   Topology read(const YAML::Node& root, const std::vector<std::string>& overrides) {
-    only(root, "", {"switches", "links", "hosts", "nic"});
-    for (const char* k : {"switches", "links", "hosts"})
-      if (!root[k]) fail("", std::string("missing required key \"") + k + "\"");
+    r_.check_utf8(root, "");
+    const KeyReader::Map top = r_.top(root);
+    for (const char* k : {"switches", "links", "hosts"}) top.require(k);
     Topology t;
-    t.source = source();
-    switches(root["switches"], overrides, t);
-    t.nic = topology_detail::nic_params(root, overrides, source(), &t.nic_yaml);
-    links(root["links"], t);
-    hosts(root["hosts"], t);
+    t.source = source_;
+    switches(top, overrides, t);
+    t.nic = topology_detail::nic_params(root, overrides, source_, &t.nic_yaml);
+    links(top, t);
+    hosts(top, t);
     check_routes(t);
     // Roles: a switch with hosts is a leaf.
     std::vector<uint32_t> per_leaf(t.switches.size(), 0);
@@ -63,31 +58,30 @@ class ExplicitReader : public KeyReader {
   // The switches, each config read, checked and loaded with its overrides
   // (groups.* skips a switch whose config has no groups). One switch's YAML
   // tree at a time: a fabric of large configs holds their text, not trees.
-  void switches(const YAML::Node& n, const std::vector<std::string>& overrides, Topology& t) {
+  void switches(const KeyReader::Map& top, const std::vector<std::string>& overrides, Topology& t) {
+    const YAML::Node n = top.require("switches");
     if (!n.IsMap() || n.size() == 0)
       fail("switches", "must be a map of switch name to config file (found " + yaml_kind(n) + ")");
-    only(n, "switches", {});
     std::vector<std::string> paths;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      const std::string name = it->first.Scalar();
-      const std::string key = "switches." + name;
-      if (!good_name(name))
-        fail("switches", quote(name) + ": a switch name is letters, digits, '_' and '-'");
-      YAML::Node file = it->second;
-      if (file.IsMap()) {
-        only(file, key, {"config"});
-        if (!file["config"]) fail(key, "missing required key \"config\"");
-        file = file["config"];
+    top.entries("switches", [&](const std::string& name, const YAML::Node& value,
+                                const std::string& key, const std::string& pattern) {
+      std::string file;
+      if (value.IsMap()) {
+        const KeyReader::Map m = r_.map(value, key, pattern);
+        m.require("config");
+        m.read("config", file);
+      } else {
+        file = r_.scalar(value, key, "a config file path");
       }
-      std::filesystem::path p(scalar(file, key, "a config file path"));
+      std::filesystem::path p(file);
       if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
       t.switches.push_back({name, SwitchRole::kLeaf, {}, {}, {}});
       paths.push_back(p.string());
-    }
+    });
     // Every switch gets the lines for it; a switch without groups then drops
     // the groups.* lines that were not addressed to it by name.
     const std::vector<bool> all(t.switches.size(), true);
-    const auto per = topology_detail::split_overrides(overrides, t.switches, all, source());
+    const auto per = topology_detail::split_overrides(overrides, t.switches, all, source_);
     for (size_t i = 0; i < t.switches.size(); ++i) {
       FabricSwitch& sw = t.switches[i];
       const std::string key = "switches." + sw.name;
@@ -109,13 +103,13 @@ class ExplicitReader : public KeyReader {
         if (has_groups || named || !topology_detail::is_group_override(o))
           sw.overrides.push_back(o);
       }
-      topology_detail::load_switch(sw, doc, source());
+      topology_detail::load_switch(sw, doc, source_);
     }
   }
 
   // "leaf0:4": a port of a switch's config not taken yet.
   PortRef port_ref(const YAML::Node& n, const std::string& key, const Topology& t) {
-    const std::string text = scalar(n, key, "SWITCH:PORT");
+    const std::string text = r_.scalar(n, key, "SWITCH:PORT");
     const auto colon = text.find(':');
     const std::string name = text.substr(0, colon == std::string::npos ? 0 : colon);
     const std::string num = colon == std::string::npos ? "" : text.substr(colon + 1);
@@ -132,19 +126,18 @@ class ExplicitReader : public KeyReader {
     return {*sw, port};
   }
 
-  void links(const YAML::Node& n, Topology& t) {
-    if (!n.IsSequence()) fail("links", "must be a list (found " + yaml_kind(n) + ")");
-    for (size_t i = 0; i < n.size(); ++i) {
-      const std::string key = "links[" + std::to_string(i) + "]";
-      const YAML::Node l = n[i];
-      if (!l.IsMap()) fail(key, "must be a map {a, b, delay} (found " + yaml_kind(l) + ")");
-      only(l, key, {"a", "b", "delay", "speed", "state"});
-      for (const char* k : {"a", "b", "delay"})
-        if (!l[k]) fail(key, std::string("missing required key \"") + k + "\"");
-      const PortRef a = port_ref(l["a"], key + ".a", t);
-      const PortRef b = port_ref(l["b"], key + ".b", t);
-      if (a.sw == b.sw) fail(key + ".b", "a link joins two different switches");
-      FabricLink fl{a.sw, b.sw, a.port, b.port, 0, duration(l["delay"], key + ".delay")};
+  void links(const KeyReader::Map& top, Topology& t) {
+    const YAML::Node n = top.require("links");
+    if (!n.IsSequence()) r_.fail_type("links", n, "a list");
+    top.each("links", [&](const YAML::Node& node, const std::string& key,
+                          const std::string& pattern) {
+      const KeyReader::Map l = r_.map(node, key, pattern);
+      for (const char* k : {"a", "b", "delay"}) l.require(k);
+      const PortRef a = port_ref(l.require("a"), l.at("a"), t);
+      const PortRef b = port_ref(l.require("b"), l.at("b"), t);
+      if (a.sw == b.sw) fail(l.at("b"), "a link joins two different switches");
+      FabricLink fl{a.sw, b.sw, a.port, b.port, 0, 0};
+      l.read("delay", fl.delay_ns);
       const uint64_t sa = t.switches[a.sw].params.find_port(a.port)->speed_bps;
       const uint64_t sb = t.switches[b.sw].params.find_port(b.port)->speed_bps;
       auto end = [&](const PortRef& r, uint64_t bps) {
@@ -155,52 +148,43 @@ class ExplicitReader : public KeyReader {
         fail(key, "the ends differ: " + end(a, sa) + ", " + end(b, sb) +
                       ": a link has one speed (set ports[].speed in their configs)");
       fl.speed_bps = sa;
-      if (l["speed"]) {
-        const uint64_t want = speed(l["speed"], key + ".speed");
+      if (uint64_t want = 0; l.read("speed", want)) {
         if (want != sa)
-          fail(key + ".speed", "the link says " + format_speed_bps(want) + " but " + end(a, sa) +
-                                   " and " + end(b, sb) +
-                                   ": a port sends at its configured speed (set ports[].speed in "
-                                   "their configs)");
+          fail(l.at("speed"), "the link says " + format_speed_bps(want) + " but " + end(a, sa) +
+                                  " and " + end(b, sb) +
+                                  ": a port sends at its configured speed (set ports[].speed in "
+                                  "their configs)");
       }
-      if (l["state"]) {
-        const std::string s = scalar(l["state"], key + ".state", "up or down");
-        if (s != "up" && s != "down") fail(key + ".state", quote(s) + ": must be up or down");
-        fl.up = s == "up";
-      }
+      if (std::string state; l.read("state", state)) fl.up = state == "up";
       t.links.push_back(fl);
-    }
+    });
   }
 
-  void hosts(const YAML::Node& n, Topology& t) {
+  void hosts(const KeyReader::Map& top, Topology& t) {
+    const YAML::Node n = top.require("hosts");
     if (!n.IsSequence() || n.size() == 0)
       fail("hosts", "must be a non-empty list (found " + yaml_kind(n) + ")");
     std::set<std::string> names;
     std::set<uint32_t> ips;
-    for (size_t i = 0; i < n.size(); ++i) {
-      const std::string key = "hosts[" + std::to_string(i) + "]";
-      const YAML::Node h = n[i];
-      if (!h.IsMap()) fail(key, "must be a map {name, at, ip, delay} (found " + yaml_kind(h) + ")");
-      only(h, key, {"name", "at", "ip", "mac", "delay"});
-      for (const char* k : {"name", "at", "ip", "delay"})
-        if (!h[k]) fail(key, std::string("missing required key \"") + k + "\"");
+    top.each("hosts", [&](const YAML::Node& node, const std::string& key,
+                          const std::string& pattern) {
+      const KeyReader::Map h = r_.map(node, key, pattern);
+      for (const char* k : {"name", "at", "ip", "delay"}) h.require(k);
       FabricHost fh;
-      fh.name = scalar(h["name"], key + ".name", "a host name");
-      if (!good_name(fh.name))
-        fail(key + ".name", quote(fh.name) + ": a host name is letters, digits, '_' and '-'");
+      h.read("name", fh.name);
       if (t.switch_index(fh.name) || !names.insert(fh.name).second)
         fail(key + ".name", quote(fh.name) + ": the name is taken");
-      const PortRef at = port_ref(h["at"], key + ".at", t);
+      const PortRef at = port_ref(h.require("at"), h.at("at"), t);
       fh.sw = at.sw;
       fh.port = at.port;
-      const std::string ip = scalar(h["ip"], key + ".ip", "an IPv4 address");
+      std::string ip;
+      h.read("ip", ip);
       if (!parse_ip(ip, fh.ip) || !fh.ip.is_v4())
         fail(key + ".ip", quote(ip) + ": must be an IPv4 address (the NIC model is IPv4)");
       if (!ips.insert(fh.ip.v4_host_order()).second)
         fail(key + ".ip", quote(ip) + ": another host has it");
       const NeighborParams& nb = reachable(t, at, fh.ip, key, ip);
-      if (h["mac"]) {
-        const std::string mac = scalar(h["mac"], key + ".mac", "a MAC address");
+      if (std::string mac; h.read("mac", mac)) {
         if (!parse_mac(mac, fh.mac) || fh.mac.is_multicast() || fh.mac.is_zero())
           fail(key + ".mac", quote(mac) + ": must be a unicast MAC address");
         if (fh.mac != nb.mac)
@@ -215,9 +199,9 @@ class ExplicitReader : public KeyReader {
       fh.gateway_mac = p.mac;
       fh.gateway = p.ipv4->addr;
       fh.speed_bps = p.speed_bps;
-      fh.delay_ns = duration(h["delay"], key + ".delay");
+      h.read("delay", fh.delay_ns);
       t.hosts.push_back(fh);
-    }
+    });
   }
 
   // The neighbor entry through which host `ip` at `at` is reached, after the
@@ -314,6 +298,12 @@ class ExplicitReader : public KeyReader {
     }
   }
 
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
+    r_.fail(key, why);
+  }
+
+  KeyReader r_;
+  std::string source_;
   std::string base_dir_;
   std::set<std::pair<uint32_t, uint16_t>> taken_;
   // Every switch port's IPv4 address, to the first port that has it (filled

@@ -25,7 +25,7 @@
 // A port takes one link or one host, and every port a route leaves by (a
 // `via` neighbor's, a group member's, a `port` route's) needs one: a failed
 // link is listed with state: down, not left out. Names: switches and hosts
-// are letters, digits, '_' and '-', none twice. Files: the topology and
+// are [A-Za-z0-9_.-], 1..64 characters, none twice. Files: the topology and
 // each switch config are regular files of at most 16 MiB, no key twice
 // (control/bounded_file.h, control/yaml_document.h); each switch's YAML is
 // loaded, validated and dropped in turn. Errors name the file, the key path

@@ -4,54 +4,173 @@
 
 #include "control/bounded_file.h"
 #include "control/config_loader.h"
-#include "control/units.h"
 #include "control/yaml_document.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
 
+namespace rocelb {
+namespace {
+
+// A topology is read once, when a fabric run (or an export) starts.
+constexpr KeySpec at_start(KeySpec k) {
+  k.applies = Applies::kAtStart;
+  return k;
+}
+
+constexpr uint64_t kMinSpeedBps = 1'000'000;
+constexpr uint64_t kMaxSpeedBps = 1'600'000'000'000;
+
+constexpr KeySpec kNicRow = at_start(
+    {.path = "nic",
+     .kind = KeyKind::kMap,
+     .help = "every host's RoCE NIC: the keys of the topology's nic map (their own table)"});
+
+constexpr KeySpec kGeneratedKeys[] = {
+    at_start({.path = "leaves",
+              .kind = KeyKind::kUint,
+              .help = "leaf switches leaf0..; a spine has a port per leaf, so at most 64",
+              .lo = 1,
+              .hi = 99,
+              .required = true}),
+    at_start({.path = "spines",
+              .kind = KeyKind::kUint,
+              .help = "spine switches spine0..; hosts_per_leaf + spines is at most 64 (the "
+                      "ports of a leaf)",
+              .lo = 1,
+              .hi = 99,
+              .required = true}),
+    at_start({.path = "hosts_per_leaf",
+              .kind = KeyKind::kUint,
+              .help = "hosts on each leaf, h0.. leaf by leaf",
+              .lo = 1,
+              .hi = 64,
+              .required = true}),
+    at_start({.path = "host_speed",
+              .kind = KeyKind::kSpeed,
+              .help = "every host link (as ports[].speed)",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps,
+              .required = true}),
+    at_start({.path = "uplink_speed",
+              .kind = KeyKind::kSpeed,
+              .help = "every leaf-spine link",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps,
+              .required = true}),
+    at_start({.path = "link_delay",
+              .kind = KeyKind::kDuration,
+              .help = "propagation delay of every link",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs,
+              .required = true}),
+    at_start({.path = "switch_config",
+              .kind = KeyKind::kString,
+              .help = "the config every switch starts from (its QoS, PFC/ECN and "
+                      "groups.uplinks settings), relative to the topology file; default: the "
+                      "embedded default config"}),
+    kNicRow,
+};
+
+constexpr KeySpec kExplicitKeys[] = {
+    at_start({.path = "switches",
+              .kind = KeyKind::kMapOf,
+              .help = "switch name to its config file, relative to the topology file; a switch "
+                      "with hosts is a leaf, the others spines",
+              .unit = "switch name",
+              .required = true}),
+    at_start({.path = "switches.*",
+              .kind = KeyKind::kOther,
+              .help = "one switch: its config file",
+              .unit = "a config file path, or {config: FILE}"}),
+    at_start({.path = "switches.*.config",
+              .kind = KeyKind::kString,
+              .help = "the switch's config file",
+              .required = true}),
+    at_start({.path = "links",
+              .kind = KeyKind::kList,
+              .help = "every switch-to-switch link, a failed one too (state: down)",
+              .required = true}),
+    at_start({.path = "links[]", .kind = KeyKind::kMap, .help = "one link"}),
+    at_start({.path = "links[].a",
+              .kind = KeyKind::kOther,
+              .help = "one end: a port of a switch's config, not taken by another link or host",
+              .unit = "SWITCH:PORT",
+              .required = true}),
+    at_start({.path = "links[].b",
+              .kind = KeyKind::kOther,
+              .help = "the other end, on another switch",
+              .unit = "SWITCH:PORT",
+              .required = true}),
+    at_start({.path = "links[].delay",
+              .kind = KeyKind::kDuration,
+              .help = "propagation delay",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs,
+              .required = true}),
+    at_start({.path = "links[].speed",
+              .kind = KeyKind::kSpeed,
+              .help = "optional: if given, the speed both ends' configs already have (a port "
+                      "sends at its configured speed)",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps}),
+    at_start({.path = "links[].state",
+              .kind = KeyKind::kChoice,
+              .help = "down: both ends' links are down the whole run",
+              .def = "up",
+              .choices = "up|down"}),
+    at_start({.path = "hosts",
+              .kind = KeyKind::kList,
+              .help = "every host, at least one",
+              .required = true}),
+    at_start({.path = "hosts[]", .kind = KeyKind::kMap, .help = "one host"}),
+    at_start({.path = "hosts[].name",
+              .kind = KeyKind::kName,
+              .help = "the host's name, no switch's or other host's",
+              .required = true}),
+    at_start({.path = "hosts[].at",
+              .kind = KeyKind::kOther,
+              .help = "the switch port it hangs off: one with an IPv4 subnet (its gateway)",
+              .unit = "SWITCH:PORT",
+              .required = true}),
+    at_start({.path = "hosts[].ip",
+              .kind = KeyKind::kOther,
+              .help = "in the port's subnet, no switch's own address, a neighbor of the switch "
+                      "on that port",
+              .unit = "an IPv4 address",
+              .required = true}),
+    at_start({.path = "hosts[].mac",
+              .kind = KeyKind::kOther,
+              .help = "the NIC's MAC; default and only value: that neighbor's",
+              .unit = "a unicast MAC address"}),
+    at_start({.path = "hosts[].delay",
+              .kind = KeyKind::kDuration,
+              .help = "propagation delay of the host's link (its speed is the switch port's)",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs,
+              .required = true}),
+    kNicRow,
+};
+
+constexpr KeySchema kGeneratedSchema{"topology", kGeneratedKeys};
+constexpr KeySchema kExplicitSchema{"topology", kExplicitKeys};
+
+}  // namespace
+
+const KeySchema& topology_schema() {
+  return kGeneratedSchema;
+}
+
+const KeySchema& explicit_topology_schema() {
+  return kExplicitSchema;
+}
+
+}  // namespace rocelb
+
 namespace rocelb::topology_detail {
 
-void KeyReader::fail(const std::string& key, const std::string& why) const {
-  throw TopologyError(source_ + ": " + (key.empty() ? "" : key + ": ") + why);
-}
-
-std::string KeyReader::scalar(const YAML::Node& n, const std::string& key, const char* what) const {
-  if (!n.IsScalar()) fail(key, std::string("must be ") + what + " (found " + yaml_kind(n) + ")");
-  return n.Scalar();
-}
-
-uint32_t KeyReader::count(const YAML::Node& n, const std::string& key, uint32_t max) const {
-  const std::string t = scalar(n, key, "an integer");
-  const bool digits = !t.empty() && t.size() <= 9 &&
-                      std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const uint32_t v = digits ? uint32_t(std::stoul(t)) : 0;
-  if (!digits || v < 1 || v > max)
-    fail(key, quote(t) + ": must be an integer 1.." + std::to_string(max));
-  return v;
-}
-
-uint64_t KeyReader::speed(const YAML::Node& n, const std::string& key) const {
-  const std::string t = scalar(n, key, "a speed");
-  uint64_t bps = 0;
-  std::string why;
-  if (!parse_speed_bps(t, bps, &why)) fail(key, quote(t) + ": " + why);
-  if (bps < 1'000'000 || bps > 1'600'000'000'000)
-    fail(key, quote(t) + ": speed must be 1M .. 1.6T");
-  return bps;
-}
-
-uint64_t KeyReader::duration(const YAML::Node& n, const std::string& key) const {
-  const std::string t = scalar(n, key, "a duration");
-  uint64_t ns = 0;
-  std::string why;
-  if (!parse_duration_ns(t, ns, &why)) fail(key, quote(t) + ": " + why);
-  if (ns > kMaxLinkDelayNs) fail(key, quote(t) + ": delay must be 0 .. 1s");
-  return ns;
-}
-
-void KeyReader::only(const YAML::Node& n, const std::string& path,
-                     const std::vector<std::string_view>& known) const {
-  if (auto problem = check_map_keys(n, path, known)) fail(problem->path, problem->rule);
+KeyReader topology_reader(const KeySchema& schema, const std::string& source) {
+  return KeyReader(schema, KeyOrigin{source, {}},
+                   [](const std::string& message) { throw TopologyError(message); });
 }
 
 std::string read_file(const std::string& path, const char* what) {
@@ -111,17 +230,18 @@ NicParams nic_params(const YAML::Node& root, const std::vector<std::string>& ove
                      const std::string& source, std::string* yaml_out) {
   YAML::Node doc(YAML::NodeType::Map);
   doc["nic"] = root["nic"] ? YAML::Clone(root["nic"]) : YAML::Node(YAML::NodeType::Map);
+  KeyOrigin origin{source, {}};
   for (const std::string& o : overrides) {
     if (!is_nic_override(o)) continue;
     try {
-      apply_override(doc, o);
+      origin.overrides.push_back(apply_override(doc, o));
     } catch (const ConfigError& e) {
       throw TopologyError(source + ": " + e.what());
     }
   }
   if (yaml_out) *yaml_out = YAML::Dump(doc["nic"]);
   try {
-    return load_nic_params(doc["nic"], source);
+    return load_nic_params(doc["nic"], origin);
   } catch (const NicParamsError& e) {
     throw TopologyError(e.what());
   }

@@ -1,8 +1,9 @@
 // What the two topology forms share (topology.cc: generated leaf-spine;
-// topology_explicit.cc: switches, links and hosts listed): reading a file
-// (bounded: control/bounded_file.h, control/yaml_document.h), reading
-// scalar keys with one error per rule ("FILE: KEY: rule"; a map's keys by
-// the rule of every rocelb file, check_map_keys: known, none twice),
+// topology_explicit.cc: switches, links and hosts listed): their key tables
+// (topology_schema(), explicit_topology_schema(), declared in topology.h;
+// nic_params.h has the `nic` map's), a reader of a topology file by those
+// rows (control/key_reader.h: "FILE: KEY: rule", thrown as TopologyError),
+// reading a file (bounded: control/bounded_file.h, control/yaml_document.h),
 // routing --set lines to switches and NICs, loading one switch's config.
 // Internal to rocelb_sim. Knobs: none. Counters: none.
 #pragma once
@@ -14,6 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "control/key_reader.h"
 #include "control/yaml_document.h"
 #include "dataplane/sim/topology.h"
 
@@ -21,23 +23,9 @@ namespace rocelb::topology_detail {
 
 inline constexpr uint64_t kMaxLinkDelayNs = 1'000'000'000;
 
-class KeyReader {
- public:
-  explicit KeyReader(std::string source) : source_(std::move(source)) {}
-  [[noreturn]] void fail(const std::string& key, const std::string& why) const;
-  std::string scalar(const YAML::Node& n, const std::string& key, const char* what) const;
-  uint32_t count(const YAML::Node& n, const std::string& key, uint32_t max) const;  // 1..max
-  uint64_t speed(const YAML::Node& n, const std::string& key) const;                // 1M .. 1.6T
-  uint64_t duration(const YAML::Node& n, const std::string& key) const;             // 0 .. 1 s
-  // Every key of map `n` (at `path`, "" for the top) is one of `known`
-  // (any, when empty), none twice.
-  void only(const YAML::Node& n, const std::string& path,
-            const std::vector<std::string_view>& known) const;
-  const std::string& source() const { return source_; }
-
- private:
-  std::string source_;
-};
+// A reader of the topology file `source` by `schema`'s rows; its errors are
+// TopologyErrors.
+KeyReader topology_reader(const KeySchema& schema, const std::string& source);
 
 // A file a topology names (the topology itself, a switch config) as text:
 // a regular file of at most kMaxYamlFileBytes, else a TopologyError

@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "control/bounded_file.h"
+#include "control/key_reader.h"
 #include "control/units.h"
 #include "control/yaml_document.h"
 #include "control/yaml_util.h"
@@ -21,9 +22,6 @@ namespace rocelb {
 namespace {
 
 using Node = YAML::Node;
-
-constexpr uint64_t kMaxRounds = 10'000;  // incast repeat, all_to_all phases
-constexpr uint32_t kMaxQpn = 0xFFFFFF;
 
 // "10ms", "2us", "1500ns": the largest unit that divides exactly.
 std::string format_ns(uint64_t ns) {
@@ -52,196 +50,76 @@ std::string hex(uint32_t v) {
   return "0x" + out;
 }
 
-// A decimal or 0x-hex unsigned integer that fits in 64 bits.
-bool parse_uint(std::string_view t, uint64_t& out) {
-  int base = 10;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
-    base = 16;
-    t.remove_prefix(2);
-  }
-  if (t.empty()) return false;
-  const auto r = std::from_chars(t.data(), t.data() + t.size(), out, base);
-  return r.ec == std::errc() && r.ptr == t.data() + t.size();
-}
-
-// Reads one workload file's keys with one clear error per rule.
-class Reader {
+// The hosts of the topology by name, and the reads a workload's keys share.
+class Hosts {
  public:
-  Reader(std::string source, const Topology& topo) : source_(std::move(source)), topo_(topo) {
-    for (uint32_t i = 0; i < topo.hosts.size(); ++i) hosts_.try_emplace(topo.hosts[i].name, i);
+  Hosts(const KeyReader& r, const Topology& topo) : r_(r), topo_(topo) {
+    for (uint32_t i = 0; i < topo.hosts.size(); ++i) by_name_.try_emplace(topo.hosts[i].name, i);
   }
 
-  [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
-    throw WorkloadError(source_ + ": " + (path.empty() ? "" : path + ": ") + rule);
-  }
-  [[noreturn]] void fail_value(const std::string& path, const Node& n,
-                               const std::string& rule) const {
-    fail(path, yaml_show(n) + ": " + rule);
-  }
-  [[noreturn]] void fail_type(const std::string& path, const Node& n,
-                              const std::string& expected) const {
-    if (n.IsScalar()) fail_value(path, n, "expected " + expected);
-    fail(path, "expected " + expected + ", found " + yaml_kind(n));
-  }
+  const KeyReader& reader() const { return r_; }
+  const Topology& topo() const { return topo_; }
 
-  // A map's entries, checked against `known` (no other, none twice).
-  class Fields {
-   public:
-    Fields(const Reader& r, const Node& map, std::string path, std::vector<std::string_view> known)
-        : r_(r), path_(std::move(path)) {
-      if (!map.IsMap()) r.fail_type(path_, map, "a map");
-      if (auto problem = check_map_keys(map, path_, known)) r.fail(problem->path, problem->rule);
-      for (auto it = map.begin(); it != map.end(); ++it)
-        entries_.emplace_back(it->first.Scalar(), it->second);
-    }
-    std::optional<Node> get(std::string_view key) const {
-      for (const auto& [name, value] : entries_)
-        if (name == key) return value;
-      return std::nullopt;
-    }
-    Node require(std::string_view key) const {
-      if (auto n = get(key)) return *n;
-      r_.fail(path_, "missing required key " + quote(key));
-    }
-    std::string path(std::string_view key) const { return join_path(path_, key); }
-
-   private:
-    const Reader& r_;
-    std::string path_;
-    std::vector<std::pair<std::string, Node>> entries_;
-  };
-
-  std::string scalar(const Node& n, const std::string& path, const char* what) const {
-    if (!n.IsScalar()) fail_type(path, n, what);
-    return n.Scalar();
-  }
-
+  // A host name of the topology.
   uint32_t host(const Node& n, const std::string& path) const {
-    const std::string name = scalar(n, path, "a host name");
-    if (const auto h = hosts_.find(name); h != hosts_.end()) return h->second;
-    fail(path, yaml_show(n) + " is not a host of the topology (" + topo_.hosts.front().name + ".." +
-                   topo_.hosts.back().name + ")");
-  }
-
-  uint64_t bytes(const Node& n, const std::string& path) const {
-    const std::string t = scalar(n, path, "a byte size");
-    uint64_t v = 0;
-    std::string why;
-    if (!parse_bytes(t, v, &why)) fail_value(path, n, why);
-    if (v < 1 || v > kMaxFlowBytes)
-      fail_value(path, n,
-                 "size must be 1B .. 2GiB (2147483648 B, the largest RDMA message the NIC sends)");
-    return v;
-  }
-
-  uint64_t duration(const Node& n, const std::string& path, uint64_t lo) const {
-    const std::string t = scalar(n, path, "a duration");
-    uint64_t v = 0;
-    std::string why;
-    if (!parse_duration_ns(t, v, &why)) fail_value(path, n, why);
-    if (v < lo || v > kMaxWorkloadTimeNs)
-      fail_value(path, n, "must be " + format_ns(lo) + " .. " + format_ns(kMaxWorkloadTimeNs));
-    return v;
-  }
-
-  uint64_t integer(const Node& n, const std::string& path, uint64_t lo, uint64_t hi) const {
-    const std::string t = scalar(n, path, "an integer");
-    uint64_t v = 0;
-    if (!parse_uint(t, v) || v < lo || v > hi)
-      fail_value(path, n, "must be an integer " + std::to_string(lo) + ".." + std::to_string(hi));
-    return v;
-  }
-
-  // 0 < load <= 1, as a fraction ("0.5") or a percentage ("50%").
-  double load(const Node& n, const std::string& path) const {
-    std::string t = scalar(n, path, "a load");
-    double scale = 1;
-    if (!t.empty() && t.back() == '%') {
-      t.pop_back();
-      scale = 100;
-    }
-    double v = 0;
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    const bool number = !t.empty() && r.ec == std::errc() && r.ptr == t.data() + t.size();
-    v /= scale;
-    if (!number || !std::isfinite(v) || v <= 0 || v > 1)
-      fail_value(path, n,
-                 "load must be a fraction of the host link speed, 0 < load <= 1, or a "
-                 "percentage (e.g. 0.5 or 50%)");
-    return v;
-  }
-
-  uint64_t max_flows(const Fields& f) const {
-    if (auto n = f.get("max_flows")) return integer(*n, f.path("max_flows"), 1, kMaxGeneratedFlows);
-    return kDefaultMaxFlows;
+    const std::string& name = r_.scalar(n, path, "a host name");
+    if (const auto h = by_name_.find(name); h != by_name_.end()) return h->second;
+    r_.fail(path, yaml_show(n) + " is not a host of the topology (" + topo_.hosts.front().name +
+                      ".." + topo_.hosts.back().name + ")");
   }
 
   // A list of distinct hosts, none equal to `except` (if given).
-  std::vector<uint32_t> host_list(const Node& n, const std::string& path,
-                                  std::optional<uint32_t> except, const char* except_what) const {
+  std::vector<uint32_t> list(const Node& n, const std::string& path, std::optional<uint32_t> except,
+                             const char* except_what) const {
     std::vector<uint32_t> out;
     for (size_t i = 0; i < n.size(); ++i) {
       const std::string p = index_path(path, i);
       const uint32_t h = host(n[i], p);
-      if (except && h == *except) fail_value(p, n[i], std::string("is the ") + except_what);
-      if (std::find(out.begin(), out.end(), h) != out.end()) fail_value(p, n[i], "listed twice");
+      if (except && h == *except) r_.fail_value(p, n[i], std::string("is the ") + except_what);
+      if (std::find(out.begin(), out.end(), h) != out.end()) r_.fail_value(p, n[i], "listed twice");
       out.push_back(h);
     }
     return out;
   }
 
-  Workload explicit_flows(const Node& root) const;
-  Workload poisson(const Node& root, const std::string& base_dir, uint64_t seed) const;
-  Workload incast(const Node& root) const;
-  Workload all_to_all(const Node& root) const;
-  void check_qps(const std::vector<FabricFlow>& flows) const;
-
-  const std::string& source() const { return source_; }
-
  private:
-  std::string source_;
+  const KeyReader& r_;
   const Topology& topo_;
-  std::unordered_map<std::string, uint32_t> hosts_;  // by name: one look-up per flow end
+  std::unordered_map<std::string, uint32_t> by_name_;  // one look-up per flow end
 };
 
-Workload Reader::explicit_flows(const Node& root) const {
-  const Fields top(*this, root, "", {"flows"});
-  const Node list = top.require("flows");
-  if (!list.IsSequence()) fail_type("flows", list, "a list");
-  if (list.size() == 0) fail("flows", "empty: list at least one flow");
-  if (list.size() > kMaxExplicitFlows)
-    fail("flows", std::to_string(list.size()) + " flows: a flows list holds at most " +
-                      std::to_string(kMaxExplicitFlows) +
-                      " (use type: poisson, incast or all_to_all for more)");
-  Workload w;
-  w.kind = "flows";
-  uint64_t total = 0;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Fields f(*this, list[i], index_path("flows", i),
-                   {"src", "dst", "size", "start", "qp", "sport", "dscp"});
-    FabricFlow fl;
-    fl.src = host(f.require("src"), f.path("src"));
-    fl.dst = host(f.require("dst"), f.path("dst"));
-    if (fl.src == fl.dst) fail_value(f.path("dst"), f.require("dst"), "dst must differ from src");
-    fl.size_bytes = bytes(f.require("size"), f.path("size"));
-    if (auto n = f.get("start")) fl.start_ns = duration(*n, f.path("start"), 0);
-    if (auto n = f.get("qp")) fl.qp = uint32_t(integer(*n, f.path("qp"), 0, kMaxQpn));
-    if (auto n = f.get("sport")) fl.sport = uint16_t(integer(*n, f.path("sport"), 1, 65535));
-    if (auto n = f.get("dscp")) fl.dscp = uint8_t(integer(*n, f.path("dscp"), 0, 63));
-    total += fl.size_bytes;
-    w.flows.push_back(fl);
+// The `load` key: 0 < load <= 1, as a fraction ("0.5") or a percentage
+// ("50%"); its row is kOther (a double, with a percent form).
+double read_load(const KeyReader::Map& m) {
+  const Node n = m.require("load");
+  std::string t = m.reader().scalar(n, m.at("load"), "a load");
+  double scale = 1;
+  if (!t.empty() && t.back() == '%') {
+    t.pop_back();
+    scale = 100;
   }
-  check_qps(w.flows);
-  w.description =
-      "flows: " + std::to_string(w.flows.size()) + " explicit, " + format_bytes(total) + " in all";
-  return w;
+  double v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  const bool number = !t.empty() && r.ec == std::errc() && r.ptr == t.data() + t.size();
+  v /= scale;
+  if (!number || !std::isfinite(v) || v <= 0 || v > 1)
+    m.reader().fail_value(m.at("load"), n,
+                          "load must be a fraction of the host link speed, 0 < load <= 1, or a "
+                          "percentage (e.g. 0.5 or 50%)");
+  return v;
+}
+
+uint64_t read_max_flows(const KeyReader::Map& m) {
+  uint64_t v = kDefaultMaxFlows;
+  m.read("max_flows", v);
+  return v;
 }
 
 // Each flow of a host sends from its own QP (the NIC's QP carries one
 // message at a time): a given qp once per source host, and none equal to
 // the QPN a flow without one takes (default_qpn of its id, its place in
 // start order). `flows` in file order.
-void Reader::check_qps(const std::vector<FabricFlow>& flows) const {
+void check_qps(const Hosts& h, const std::vector<FabricFlow>& flows) {
   std::vector<size_t> order(flows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -267,20 +145,57 @@ void Reader::check_qps(const std::vector<FabricFlow>& flows) const {
     const Use& blamed = b_named ? b : a;
     const Use& other = b_named ? a : b;
     const std::string other_path = index_path("flows", other.index);
-    fail(index_path("flows", blamed.index) + ".qp",
-         hex(blamed.qpn) + ": " + topo_.hosts[blamed.src].name + " already sends " + other_path +
-             " on QP " + hex(blamed.qpn) +
-             (flows[other.index].qp
-                  ? ""
-                  : " (a flow without qp takes 0x100 + its place in start order)") +
-             ": a QP carries one flow, so each flow of a host needs its own qp");
+    h.reader().fail(index_path("flows", blamed.index) + ".qp",
+                    hex(blamed.qpn) + ": " + h.topo().hosts[blamed.src].name + " already sends " +
+                        other_path + " on QP " + hex(blamed.qpn) +
+                        (flows[other.index].qp
+                             ? ""
+                             : " (a flow without qp takes 0x100 + its place in start order)") +
+                        ": a QP carries one flow, so each flow of a host needs its own qp");
   }
 }
 
-Workload Reader::poisson(const Node& root, const std::string& base_dir, uint64_t seed) const {
-  const Fields f(*this, root, "",
-                 {"type", "cdf", "load", "load_of", "duration", "pairs", "max_flows"});
-  const std::string cdf_name = scalar(f.require("cdf"), "cdf", "a distribution name or file");
+Workload explicit_flows(const Hosts& h, const Node& root) {
+  const KeyReader& r = h.reader();
+  const KeyReader::Map top = r.top(root);
+  const Node list = top.require("flows");
+  if (!list.IsSequence()) r.fail_type("flows", list, "a list");
+  if (list.size() == 0) r.fail("flows", "empty: list at least one flow");
+  if (list.size() > kMaxExplicitFlows)
+    r.fail("flows", std::to_string(list.size()) + " flows: a flows list holds at most " +
+                        std::to_string(kMaxExplicitFlows) +
+                        " (use type: poisson, incast or all_to_all for more)");
+  Workload w;
+  w.kind = "flows";
+  uint64_t total = 0;
+  top.each("flows", [&](const Node& n, const std::string& path, const std::string& pattern) {
+    const KeyReader::Map f = r.map(n, path, pattern);
+    FabricFlow fl;
+    fl.src = h.host(f.require("src"), f.at("src"));
+    fl.dst = h.host(f.require("dst"), f.at("dst"));
+    if (fl.src == fl.dst) r.fail_value(f.at("dst"), f.require("dst"), "dst must differ from src");
+    f.require("size");
+    f.read("size", fl.size_bytes);
+    f.read("start", fl.start_ns);
+    if (uint32_t qp = 0; f.read("qp", qp)) fl.qp = qp;
+    if (uint16_t sport = 0; f.read("sport", sport)) fl.sport = sport;
+    if (uint8_t dscp = 0; f.read("dscp", dscp)) fl.dscp = dscp;
+    total += fl.size_bytes;
+    w.flows.push_back(fl);
+  });
+  check_qps(h, w.flows);
+  w.description =
+      "flows: " + std::to_string(w.flows.size()) + " explicit, " + format_bytes(total) + " in all";
+  return w;
+}
+
+Workload poisson(const Hosts& h, const Node& root, const std::string& base_dir, uint64_t seed) {
+  const KeyReader& r = h.reader();
+  const Topology& topo = h.topo();
+  const KeyReader::Map f = r.top(root);
+  for (const char* k : {"cdf", "load", "duration"}) f.require(k);
+  const Node cdf_node = f.require("cdf");
+  const std::string cdf_name = r.scalar(cdf_node, "cdf", "a distribution name or file");
   std::optional<FlowSizeCdf> cdf;
   try {
     cdf = FlowSizeCdf::named(cdf_name);
@@ -291,50 +206,42 @@ Workload Reader::poisson(const Node& root, const std::string& base_dir, uint64_t
         std::string names;
         for (const NamedCdf& n : named_cdfs())
           names += (names.empty() ? "" : ", ") + std::string(n.name);
-        fail_value(
-            "cdf", f.require("cdf"),
+        r.fail_value(
+            "cdf", cdf_node,
             "not a named distribution (" + names + ") nor a file (no " + quote(p.string()) + ")");
       }
       cdf = FlowSizeCdf::load_file(p.string());
     }
   } catch (const FlowSizeCdfError& e) {
-    fail("cdf", e.what());
+    r.fail("cdf", e.what());
   }
   PoissonParams p;
   p.cdf = &*cdf;
-  p.load = load(f.require("load"), "load");
+  p.load = read_load(f);
   // load_of: network (ConWeave's run.py): the load is of the leaf-spine
   // core, so each host offers load / oversubscription of its link.
   std::string load_of = "hosts";
   double oversub = 1;
-  if (auto n = f.get("load_of")) {
-    load_of = scalar(*n, "load_of", "hosts or network");
-    if (load_of != "hosts" && load_of != "network")
-      fail_value("load_of", *n, "must be hosts or network");
-  }
-  if (load_of == "network" && !topo_.hosts.empty() && !topo_.links.empty()) {
-    oversub = static_cast<double>(topo_.hosts_per_leaf) *
-              static_cast<double>(topo_.hosts[0].speed_bps) /
-              (static_cast<double>(topo_.spines) * static_cast<double>(topo_.links[0].speed_bps));
+  f.read("load_of", load_of);
+  if (load_of == "network" && !topo.hosts.empty() && !topo.links.empty()) {
+    oversub = static_cast<double>(topo.hosts_per_leaf) *
+              static_cast<double>(topo.hosts[0].speed_bps) /
+              (static_cast<double>(topo.spines) * static_cast<double>(topo.links[0].speed_bps));
     if (oversub > 1) p.load /= oversub;
   }
-  p.duration_ns = duration(f.require("duration"), "duration", 1);
-  p.max_flows = max_flows(f);
+  f.read("duration", p.duration_ns);
+  p.max_flows = read_max_flows(f);
   std::string pairs = "inter_leaf";
-  if (auto n = f.get("pairs")) {
-    pairs = scalar(*n, "pairs", "inter_leaf or any");
-    if (pairs != "inter_leaf" && pairs != "any")
-      fail_value("pairs", *n, "must be inter_leaf or any");
-  }
+  f.read("pairs", pairs);
   p.inter_leaf = pairs == "inter_leaf";
-  if (p.inter_leaf && topo_.leaves < 2)
-    fail("pairs", "inter_leaf needs at least two leaves; the topology has " +
-                      std::to_string(topo_.leaves) + " (use pairs: any)");
-  if (topo_.hosts.size() < 2) fail("pairs", "the topology has one host: no pair to draw");
-  auto flows = poisson_flows(topo_, p, seed);
+  if (p.inter_leaf && topo.leaves < 2)
+    r.fail("pairs", "inter_leaf needs at least two leaves; the topology has " +
+                        std::to_string(topo.leaves) + " (use pairs: any)");
+  if (topo.hosts.size() < 2) r.fail("pairs", "the topology has one host: no pair to draw");
+  auto flows = poisson_flows(topo, p, seed);
   if (!flows)
-    fail("max_flows", "more than " + std::to_string(p.max_flows) +
-                          " flows: raise max_flows or shorten the duration");
+    r.fail("max_flows", "more than " + std::to_string(p.max_flows) +
+                            " flows: raise max_flows or shorten the duration");
   Workload w;
   w.kind = "poisson";
   w.flows = std::move(*flows);
@@ -351,84 +258,92 @@ Workload Reader::poisson(const Node& root, const std::string& base_dir, uint64_t
   return w;
 }
 
-Workload Reader::incast(const Node& root) const {
-  const Fields f(
-      *this, root, "",
-      {"type", "receiver", "senders", "size", "start", "repeat", "interval", "max_flows"});
-  const uint32_t receiver = host(f.require("receiver"), "receiver");
+Workload incast(const Hosts& h, const Node& root) {
+  const KeyReader& r = h.reader();
+  const Topology& topo = h.topo();
+  const KeyReader::Map f = r.top(root);
+  for (const char* k : {"receiver", "senders", "size"}) f.require(k);
+  const uint32_t receiver = h.host(f.require("receiver"), "receiver");
   const Node s = f.require("senders");
   std::vector<uint32_t> senders;
-  const uint64_t others = topo_.hosts.size() - 1;
+  const uint64_t others = topo.hosts.size() - 1;
   if (s.IsSequence()) {
-    if (s.size() == 0) fail("senders", "empty: list at least one sender");
-    senders = host_list(s, "senders", receiver, "receiver");
+    if (s.size() == 0) r.fail("senders", "empty: list at least one sender");
+    senders = h.list(s, "senders", receiver, "receiver");
   } else if (s.IsScalar()) {
-    if (others == 0) fail("senders", "the topology has one host: no sender besides the receiver");
-    const uint64_t n = integer(s, "senders", 1, others);
-    const uint32_t leaf = topo_.hosts[receiver].sw;
+    if (others == 0) r.fail("senders", "the topology has one host: no sender besides the receiver");
+    // A count: 1 .. the hosts other than the receiver.
+    const KeySpec count{.path = "senders", .kind = KeyKind::kUint, .lo = 1, .hi = others};
+    const uint64_t n = r.uint(s, "senders", count);
+    const uint32_t leaf = topo.hosts[receiver].sw;
     for (int same_leaf = 0; same_leaf < 2; ++same_leaf)
-      for (uint32_t h = 0; h < topo_.hosts.size() && senders.size() < n; ++h)
-        if (h != receiver && (topo_.hosts[h].sw == leaf) == bool(same_leaf)) senders.push_back(h);
+      for (uint32_t i = 0; i < topo.hosts.size() && senders.size() < n; ++i)
+        if (i != receiver && (topo.hosts[i].sw == leaf) == bool(same_leaf)) senders.push_back(i);
   } else {
-    fail_type("senders", s, "a list of hosts or a count");
+    r.fail_type("senders", s, "a list of hosts or a count");
   }
-  const uint64_t size = bytes(f.require("size"), "size");
-  uint64_t start = 0, repeat = 1, interval = 0;
-  if (auto n = f.get("start")) start = duration(*n, "start", 0);
-  if (auto n = f.get("repeat")) repeat = integer(*n, "repeat", 1, kMaxRounds);
-  if (auto n = f.get("interval")) interval = duration(*n, "interval", 1);
-  if (repeat > 1 && !f.get("interval"))
-    fail("", "missing required key \"interval\" (repeat is " + std::to_string(repeat) + ")");
+  uint64_t size = 0, start = 0, repeat = 1, interval = 0;
+  f.read("size", size);
+  f.read("start", start);
+  f.read("repeat", repeat);
+  const bool has_interval = f.read("interval", interval);
+  if (repeat > 1 && !has_interval)
+    r.fail("", "missing required key \"interval\" (repeat is " + std::to_string(repeat) + ")");
   // Each term is at most 10^4 x 3.6e12 ns: no overflow.
   if (start + (repeat - 1) * interval > kMaxWorkloadTimeNs)
-    fail("interval", "the last round would start at " + format_ns(start + (repeat - 1) * interval) +
-                         ", after " + format_ns(kMaxWorkloadTimeNs) +
-                         " (start + (repeat - 1) x interval)");
-  if (repeat * senders.size() > max_flows(f))
-    fail("max_flows", std::to_string(repeat * senders.size()) + " flows: more than max_flows (" +
-                          std::to_string(max_flows(f)) + ")");
+    r.fail("interval", "the last round would start at " +
+                           format_ns(start + (repeat - 1) * interval) + ", after " +
+                           format_ns(kMaxWorkloadTimeNs) + " (start + (repeat - 1) x interval)");
+  const uint64_t max_flows = read_max_flows(f);
+  if (repeat * senders.size() > max_flows)
+    r.fail("max_flows", std::to_string(repeat * senders.size()) + " flows: more than max_flows (" +
+                            std::to_string(max_flows) + ")");
   Workload w;
   w.kind = "incast";
-  for (uint64_t r = 0; r < repeat; ++r)
+  for (uint64_t k = 0; k < repeat; ++k)
     for (uint32_t src : senders) {
       FabricFlow fl;
       fl.src = src;
       fl.dst = receiver;
       fl.size_bytes = size;
-      fl.start_ns = start + r * interval;
+      fl.start_ns = start + k * interval;
       w.flows.push_back(fl);
     }
-  w.description = "incast " + std::to_string(senders.size()) + " -> " + topo_.hosts[receiver].name +
+  w.description = "incast " + std::to_string(senders.size()) + " -> " + topo.hosts[receiver].name +
                   ", " + format_bytes(size) + " each, " + std::to_string(repeat) +
                   (repeat == 1 ? " round" : " rounds") + ", " + std::to_string(w.flows.size()) +
                   " flows";
   return w;
 }
 
-Workload Reader::all_to_all(const Node& root) const {
-  const Fields f(*this, root, "", {"type", "hosts", "size", "phases", "gap", "start", "max_flows"});
-  const Node h = f.require("hosts");
+Workload all_to_all(const Hosts& h, const Node& root) {
+  const KeyReader& r = h.reader();
+  const Topology& topo = h.topo();
+  const KeyReader::Map f = r.top(root);
+  for (const char* k : {"hosts", "size"}) f.require(k);
+  const Node list = f.require("hosts");
   std::vector<uint32_t> hosts;
-  if (h.IsScalar() && h.Scalar() == "all") {
-    for (uint32_t i = 0; i < topo_.hosts.size(); ++i) hosts.push_back(i);
-  } else if (h.IsSequence()) {
-    hosts = host_list(h, "hosts", std::nullopt, "");
+  if (list.IsScalar() && list.Scalar() == "all") {
+    for (uint32_t i = 0; i < topo.hosts.size(); ++i) hosts.push_back(i);
+  } else if (list.IsSequence()) {
+    hosts = h.list(list, "hosts", std::nullopt, "");
   } else {
-    fail_type("hosts", h, "all or a list of hosts");
+    r.fail_type("hosts", list, "all or a list of hosts");
   }
-  if (hosts.size() < 2) fail("hosts", "all_to_all needs at least two hosts");
-  const uint64_t size = bytes(f.require("size"), "size");
-  uint64_t phases = 1, gap = 0, start = 0;
-  if (auto n = f.get("phases")) phases = integer(*n, "phases", 1, kMaxRounds);
-  if (auto n = f.get("gap")) gap = duration(*n, "gap", 0);
-  if (auto n = f.get("start")) start = duration(*n, "start", 0);
+  if (hosts.size() < 2) r.fail("hosts", "all_to_all needs at least two hosts");
+  uint64_t size = 0, phases = 1, gap = 0, start = 0;
+  f.read("size", size);
+  f.read("phases", phases);
+  f.read("gap", gap);
+  f.read("start", start);
   if (start + (phases - 1) * gap > kMaxWorkloadTimeNs)
-    fail("gap", "the phases' gaps alone would take to " + format_ns(start + (phases - 1) * gap) +
-                    ", after " + format_ns(kMaxWorkloadTimeNs) + " (start + (phases - 1) x gap)");
+    r.fail("gap", "the phases' gaps alone would take to " + format_ns(start + (phases - 1) * gap) +
+                      ", after " + format_ns(kMaxWorkloadTimeNs) + " (start + (phases - 1) x gap)");
   const uint64_t count = phases * hosts.size() * (hosts.size() - 1);
-  if (count > max_flows(f))
-    fail("max_flows", std::to_string(count) + " flows: more than max_flows (" +
-                          std::to_string(max_flows(f)) + ")");
+  const uint64_t max_flows = read_max_flows(f);
+  if (count > max_flows)
+    r.fail("max_flows", std::to_string(count) + " flows: more than max_flows (" +
+                            std::to_string(max_flows) + ")");
   Workload w;
   w.kind = "all_to_all";
   w.phase_gap_ns = gap;
@@ -451,6 +366,11 @@ Workload Reader::all_to_all(const Node& root) const {
   return w;
 }
 
+KeyReader workload_reader(const KeySchema& schema, const std::string& source) {
+  return KeyReader(schema, KeyOrigin{source, {}},
+                   [](const std::string& message) { throw WorkloadError(message); });
+}
+
 }  // namespace
 
 Workload load_workload_text(const std::string& text, const std::string& source_name,
@@ -461,33 +381,35 @@ Workload load_workload_text(const std::string& text, const std::string& source_n
   } catch (const YamlDocumentError& e) {
     throw WorkloadError(e.what());
   }
-  const Reader r(source_name, topo);
-  if (topo.hosts.empty()) r.fail("", "the topology has no hosts");
+  const KeyReader file = workload_reader(workload_flows_schema(), source_name);
+  if (topo.hosts.empty()) file.fail("", "the topology has no hosts");
   if (!root.IsMap())
-    r.fail("",
-           "a workload file is a map: a top-level \"flows\" list, or \"type\" (poisson, "
-           "incast or all_to_all) and its keys (found " +
-               yaml_kind(root) + ")");
+    file.fail("",
+              "a workload file is a map: a top-level \"flows\" list, or \"type\" (poisson, "
+              "incast or all_to_all) and its keys (found " +
+                  yaml_kind(root) + ")");
+  file.check_utf8(root, "");
   Workload w;
   const Node type = root["type"];
   if (!type) {
     if (!root["flows"])
-      r.fail("",
-             "missing required key \"type\" (poisson, incast or all_to_all), or a "
-             "top-level \"flows\" list");
-    w = r.explicit_flows(root);
+      file.fail("",
+                "missing required key \"type\" (poisson, incast or all_to_all), or a "
+                "top-level \"flows\" list");
+    w = explicit_flows(Hosts(file, topo), root);
   } else {
-    const std::string t = r.scalar(type, "type", "poisson, incast or all_to_all");
-    if (t == "poisson")
-      w = r.poisson(root, base_dir, seed);
-    else if (t == "incast")
-      w = r.incast(root);
-    else if (t == "all_to_all")
-      w = r.all_to_all(root);
-    else
-      r.fail_value("type", type,
-                   "must be poisson, incast or all_to_all (or give a top-level "
-                   "\"flows\" list instead)");
+    // Every form's `type` row is the same: read it by the first's.
+    const KeyReader by_type = workload_reader(workload_poisson_schema(), source_name);
+    const std::string t = by_type.text(type, "type", by_type.spec("type"));
+    if (t == "poisson") {
+      w = poisson(Hosts(by_type, topo), root, base_dir, seed);
+    } else if (t == "incast") {
+      const KeyReader r = workload_reader(workload_incast_schema(), source_name);
+      w = incast(Hosts(r, topo), root);
+    } else {
+      const KeyReader r = workload_reader(workload_all_to_all_schema(), source_name);
+      w = all_to_all(Hosts(r, topo), root);
+    }
   }
   w.source = source_name;
   std::stable_sort(w.flows.begin(), w.flows.end(), [](const FabricFlow& a, const FabricFlow& b) {

@@ -60,6 +60,11 @@
 // twice). Every limit the NIC model (roce_nic.h) holds a flow to is checked
 // here, at load, so a run never stops on a flow it cannot start.
 //
+// Every key is a row of its form's table (workload_keys.cc: kind, range,
+// default, help) and is read by the rules of every rocelb file
+// (control/key_reader.h: integers decimal or 0x hex, units, UTF-8, no key
+// twice, an unknown key refused with the nearest known one of its form).
+//
 // Outputs: Workload::flows sorted by (phase, start_ns) with ties in
 // generation order, ids 0.. in that order. For phase 0, start_ns is absolute;
 // for phase k > 0 it is an offset from the moment phase k-1's last flow
@@ -74,6 +79,7 @@
 #include <string>
 #include <vector>
 
+#include "control/key_schema.h"
 #include "dataplane/sim/topology.h"
 
 namespace rocelb {
@@ -126,6 +132,12 @@ inline constexpr uint64_t kMaxWorkloadTimeNs = 3600ull * 1'000'000'000;
 inline constexpr uint32_t default_qpn(uint64_t flow_id) {
   return static_cast<uint32_t>(0x100 + flow_id % 0xFFFE00);
 }
+
+// The keys of each form: a `flows` list, type poisson, incast, all_to_all.
+const KeySchema& workload_flows_schema();
+const KeySchema& workload_poisson_schema();
+const KeySchema& workload_incast_schema();
+const KeySchema& workload_all_to_all_schema();
 
 Workload load_workload_file(const std::string& path, const Topology& topo, uint64_t seed);
 // `source_name` names the text in errors; `base_dir` is where CDF paths are

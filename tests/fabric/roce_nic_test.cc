@@ -868,7 +868,8 @@ TEST(NicParams, ErrorsNameTheKeyPath) {
   EXPECT_EQ(error_of("mtu: 1500"),
             "fabric.yaml: nic.mtu: 1500: must be 256, 512, 1024, 2048 or 4096");
   EXPECT_EQ(error_of("loss_recovery: irn"),
-            "fabric.yaml: nic.loss_recovery: \"irn\": must be go_back_n or selective_repeat");
+            "fabric.yaml: nic.loss_recovery: \"irn\": must be one of go_back_n, "
+            "selective_repeat");
   EXPECT_EQ(error_of("dcqcn: {enabled: maybe}"),
             "fabric.yaml: nic.dcqcn.enabled: \"maybe\": must be true or false");
   EXPECT_EQ(error_of("data_dscp: 64"), "fabric.yaml: nic.data_dscp: 64: must be an integer 0..63");

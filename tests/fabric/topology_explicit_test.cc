@@ -108,7 +108,7 @@ TEST_F(ExplicitTopology, EachBadKeyGetsOneClearError) {
                 .rfind("f.yaml: switches.leaf0: ", 0),
             0u);
   EXPECT_EQ(error_of("switches: {\"a b\": leaf0.yaml}\nlinks: []\n" + host),
-            "f.yaml: switches: \"a b\": a switch name is letters, digits, '_' and '-'");
+            "f.yaml: switches.a b: switch name must match [A-Za-z0-9_.-]+ (1..64 characters)");
   EXPECT_EQ(error_of(sw + "links:\n  - {a: leaf0:4, b: spine0:9, delay: 1us}\n" + host),
             "f.yaml: links[0].b: \"spine0:9\": spine0's config has no port 9");
   EXPECT_EQ(error_of(sw +
@@ -124,7 +124,7 @@ TEST_F(ExplicitTopology, EachBadKeyGetsOneClearError) {
       "0 is 100G: a port sends at its configured speed (set ports[].speed in their "
       "configs)");
   EXPECT_EQ(error_of(sw + "links:\n  - {a: leaf0:4, b: spine0:0, delay: 1us, state: off}\n" + host),
-            "f.yaml: links[0].state: \"off\": must be up or down");
+            "f.yaml: links[0].state: \"off\": must be one of up, down");
   EXPECT_EQ(error_of(sw + link +
                      "hosts:\n  - {name: h0, at: leaf0:0, ip: 10.0.0.2, delay: 1us}\n"
                      "  - {name: h1, at: leaf0:1, ip: 10.0.0.2, delay: 1us}\n"),
