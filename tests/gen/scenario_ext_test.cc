@@ -45,7 +45,7 @@ TEST(ScenarioExt, VlanTagsFramesWithVidAndPcp) {
   EXPECT_EQ(b.vid, 300);
   EXPECT_EQ(b.pcp, 5);
   EXPECT_EQ(scenario_error("flows:\n  - {in_port: 0, src: 10.0.0.2, dst: 10.2.0.2, vlan: 4095}\n"),
-            "scenario.yaml: flows[0].vlan: 4095: VLAN ID must be 0..4094");
+            "scenario.yaml: flows[0].vlan: 4095: must be an integer 0..4094");
 }
 
 TEST(ScenarioExt, ReadRequestIsOnePacketWithTheDmaLength) {
@@ -115,18 +115,18 @@ TEST(ScenarioExt, PfcRules) {
             "scenario.yaml: pfc[0].opcode: unknown key (known: name, in_port, priorities, quanta, "
             "start, interval, count)");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: [8]}\n"),
-            "scenario.yaml: pfc[0].priorities[0]: 8: priority must be 0..7");
+            "scenario.yaml: pfc[0].priorities[0]: 8: must be an integer 0..7");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: [3, 3]}\n"),
             "scenario.yaml: pfc[0].priorities[1]: 3: duplicate priority");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, priorities: []}\n")
                 .rfind("scenario.yaml: pfc[0].priorities: expected a non-empty list", 0),
             0u);
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, quanta: 65536}\n"),
-            "scenario.yaml: pfc[0].quanta: 65536: pause quanta must be 0..65535");
+            "scenario.yaml: pfc[0].quanta: 65536: must be an integer 0..65535 (512 bit times)");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, interval: 0}\n"),
-            "scenario.yaml: pfc[0].interval: 0: interval must be at least 1ns");
+            "scenario.yaml: pfc[0].interval: 0: must be a duration 1ns .. 2592000s");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 3, count: 0}\n"),
-            "scenario.yaml: pfc[0].count: 0: count must be 1..10000000");
+            "scenario.yaml: pfc[0].count: 0: must be an integer 1..10000000");
   EXPECT_EQ(scenario_error(kFlow + "pfc:\n  - {in_port: 9}\n"),
             "scenario.yaml: pfc[0].in_port: 9: not a port of the switch (its ports: 0, 1, 2, 3, "
             "4, 5, 6, 7)");

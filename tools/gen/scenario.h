@@ -1,8 +1,11 @@
 // A traffic scenario for rocelb-gen: RoCEv2 flows entering the switch's ports,
 // parsed from YAML and validated against a switch config (which port exists,
-// which MAC the switch and the hosts have). Unknown keys and broken rules
-// throw ScenarioError with one line naming the source, the key path, the
-// value and the rule, as the config loader does, e.g.
+// which MAC the switch and the hosts have). Every key is a row of
+// scenario_schema() (scenario_keys.cc: kind, range, default, help), read by
+// the rules of every rocelb file (control/key_reader.h: integers decimal or
+// 0x hex, units, UTF-8, no key twice, an unknown key refused with the
+// nearest known one). Broken rules throw ScenarioError with one line naming
+// the source, the key path, the value and the rule, e.g.
 //   scenario.yaml: flows[1].rate: "12X": not a speed (expected e.g. 100G, ...)
 //
 // Schema (defaults in brackets):
@@ -42,6 +45,7 @@
 #include <vector>
 
 #include "control/config_params.h"
+#include "control/key_schema.h"
 #include "control/net_types.h"
 
 namespace rocelb {
@@ -58,6 +62,14 @@ inline constexpr uint64_t kDefaultScenarioSeed = 1;
 inline constexpr uint64_t kMaxScenarioFlows = 50'000;
 // Frames of one PFC source (pfc[].count).
 inline constexpr uint64_t kMaxPfcFrames = 10'000'000;
+// A message: IBA allows at most 2^31 bytes.
+inline constexpr uint64_t kMaxMessageBytes = 1ull << 31;
+inline constexpr uint64_t kMaxMessages = 1'000'000;  // per copy of a flow
+inline constexpr uint64_t kMaxCopies = 4096;
+// base_time: pcap seconds are 32-bit (year 2096).
+inline constexpr uint64_t kMaxBaseTimeNs = 4'000'000'000ull * 1'000'000'000ull;
+// Every frame of a scenario is sent within 30 days of t=0.
+inline constexpr uint64_t kMaxScenarioNs = 30ull * 86400 * 1'000'000'000ull;
 
 enum class RoceOp : uint8_t { kWrite, kSend, kReadRequest, kReadResponse };
 
@@ -120,6 +132,9 @@ struct ScenarioParams {
   // Frames the whole scenario produces.
   uint64_t total_packets() const;
 };
+
+// The rows of a scenario's keys.
+const KeySchema& scenario_schema();
 
 // seed_override (rocelb-gen --seed) replaces the scenario's seed before any
 // random choice is drawn.
