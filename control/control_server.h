@@ -39,7 +39,7 @@
 // refused_uid (max_clients_per_uid), refused_no_creds (SO_PEERCRED failed),
 // requests, bad_requests, timeouts (client_timeout), idle_closed
 // (idle_timeout); queued_bytes() and peak_queued_bytes(): unsent reply
-// bytes held now and at most. Exported by dataplane/mgmt/counters_prometheus.h
+// bytes held now and at most. Exported by dataplane/record/counters_prometheus.h
 // as rocelb_control_*.
 #pragma once
 

@@ -14,17 +14,17 @@
 #include "control/control_server.h"
 #include "control/human_units.h"
 #include "control/units.h"
-#include "dataplane/engines/eal.h"
-#include "dataplane/engines/fabric_engine.h"
-#include "dataplane/engines/fabric_memory.h"
-#include "dataplane/engines/live_engine.h"
-#include "dataplane/engines/output_dir.h"
-#include "dataplane/engines/replay_engine.h"
-#include "dataplane/engines/run_interrupt.h"
 #include "dataplane/mgmt/control_service.h"
-#include "dataplane/mgmt/dpdk_log_limiter.h"
 #include "dataplane/mgmt/memory_runtime.h"
 #include "dataplane/mgmt/telemetry.h"
+#include "dataplane/record/output_dir.h"
+#include "dataplane/record/run_interrupt.h"
+#include "dataplane/run/dpdk_log_limiter.h"
+#include "dataplane/run/eal.h"
+#include "dataplane/run/fabric_memory.h"
+#include "dataplane/run/fabric_run.h"
+#include "dataplane/run/live_run.h"
+#include "dataplane/run/replay_run.h"
 #include "dataplane/sim/topology_explicit.h"
 #include "dataplane/xdp/xdp_steering.h"
 
@@ -39,7 +39,7 @@ constexpr unsigned kMinPoolMbufs = 2047;
 
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_reload{false};
-LiveEngine* g_engine = nullptr;
+LiveRun* g_live = nullptr;
 
 void on_hangup(int) {
   g_reload.store(true);
@@ -50,12 +50,12 @@ void on_hangup(int) {
 // signal before then takes the default action, so a hung device probe can
 // still be interrupted.
 void on_signal(int sig) {
-  if (g_stop.exchange(true) && !g_engine) {
+  if (g_stop.exchange(true) && !g_live) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;
   }
-  if (g_engine) g_engine->request_stop();
+  if (g_live) g_live->request_stop();
 }
 
 ConfigParams load(const std::string& path, const std::vector<std::string>& sets) {
@@ -208,14 +208,14 @@ int cmd_replay(const std::string& config, const std::vector<std::string>& sets,
     }
   try {
     eal_start(eal_args_for_replay(1024));
-    ReplayEngine engine(SwitchConfig::build(params), 65535);
-    engine.set_link_events(parse_link_events(events, engine.dataplane().config()));
-    const ReplayStats st = engine.run(inputs, out_dir, trace, record);
+    ReplayRun replay(SwitchConfig::build(params), 65535);
+    replay.set_link_events(parse_link_events(events, replay.dataplane().config()));
+    const ReplayStats st = replay.run(inputs, out_dir, trace, record);
     if (st.recording_stopped)
       report_recording_stopped(st.recording_stopped_ns, record.max_output,
                                recording_files(record, trace, false, false));
     if (!quiet) {
-      std::cout << counters_table(engine.counters());
+      std::cout << counters_table(replay.counters());
       std::cout << "virtual time " << (st.last_ns - st.first_ns) / 1000.0 << " us, outputs in "
                 << out_dir << "\n";
     }
@@ -351,8 +351,8 @@ int cmd_fabric(const FabricArgs& a) {
     }
     eal_start(eal_args_for_replay(fabric_eal_memory_mb(mem.total)));
     NicParams nic = topo.nic;
-    FabricEngine engine(std::move(topo), nic, std::move(wl), a.seed);
-    const FabricResult r = engine.run(opt);
+    FabricRun fabric(std::move(topo), nic, std::move(wl), a.seed);
+    const FabricResult r = fabric.run(opt);
     if (r.recording_stopped)
       report_recording_stopped(r.recording_stopped_ns, record.max_output,
                                recording_files(record, false, true, !a.captures.empty()));
@@ -386,13 +386,13 @@ bool& link_seen_up(uint16_t id) {
 // The control thread: serves the socket and reloads on SIGHUP until stop.
 // Every pass also reads the links of the ports that follow their device's
 // (ports[].link_detect), so a link change is seen within 50 ms.
-void control_loop(ControlServer& server, ControlService& service, LiveEngine& engine) {
+void control_loop(ControlServer& server, ControlService& service, LiveRun& live) {
   while (!g_stop.load()) {
     server.poll(50);
-    if (engine.poll_links()) {
-      const Dataplane& dp = engine.dataplane();
+    if (live.poll_links()) {
+      const Dataplane& dp = live.dataplane();
       for (uint16_t id : dp.config().port_ids)
-        if (engine.follows_link(id) && dp.link_up(id) != link_seen_up(id)) {
+        if (live.follows_link(id) && dp.link_up(id) != link_seen_up(id)) {
           link_seen_up(id) = dp.link_up(id);
           std::cerr << "rocelb-dp: port " << id << " (" << dp.config().ports[id].name << "): link "
                     << (dp.link_up(id) ? "up" : "down") << "\n";
@@ -452,30 +452,30 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     eal_start(eal_args_for_live(eal_params, eal_user, no_huge_memory_mb(params, live)));
     // Again with the workers EAL gave: limits.max_memory counts their tables.
     params = load_config_text(text.text, text.source, sets, live_memory_runtime(live));
-    LiveEngine engine(SwitchConfig::build(params), live);
+    LiveRun sw(SwitchConfig::build(params), live);
     xdp.configure();
-    engine.set_xdp(&xdp);
-    ControlService service(engine, std::move(text));
+    sw.set_xdp(&xdp);
+    ControlService service(sw, std::move(text));
     ControlServer server(control_server_options(params.control),
                          [&service](const ParsedRequest& r, const ControlPeer& peer) {
                            return service.handle(r, peer);
                          });
     service.attach_server(server);  // it follows `set control.*`
-    g_engine = &engine;
-    telemetry_attach(&engine);  // /rocelb/... commands for dpdk-telemetry.py
-    struct Detach {             // before the engine goes, whatever happens
+    g_live = &sw;
+    telemetry_attach(&sw);  // /rocelb/... commands for dpdk-telemetry.py
+    struct Detach {         // before the switch goes, whatever happens
       ~Detach() { telemetry_attach(nullptr); }
     } detach;
     std::signal(SIGHUP, on_hangup);
     if (g_stop.load()) {  // the signal came while the ports came up
-      engine.request_stop();
+      sw.request_stop();
       std::cerr << "rocelb-dp: stop asked for during start-up: stopping\n";
     } else {
       std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
-      std::cerr << (engine.runs_on_main() ? " (main lcore)" : "") << "; control socket "
+      std::cerr << (sw.runs_on_main() ? " (main lcore)" : "") << "; control socket "
                 << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
     }
-    std::thread control([&] { control_loop(server, service, engine); });
+    std::thread control([&] { control_loop(server, service, sw); });
     struct Join {  // the control thread ends before what it serves goes, whatever happens
       std::thread& t;
       ~Join() {
@@ -483,27 +483,27 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
         if (t.joinable()) t.join();
       }
     } join{control};
-    engine.start();
-    if (!engine.runs_on_main()) {
+    sw.start();
+    if (!sw.runs_on_main()) {
       while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      engine.request_stop();
-      engine.wait();
+      sw.request_stop();
+      sw.wait();
     }
     g_stop.store(true);
     control.join();
-    g_engine = nullptr;
+    g_live = nullptr;
     // Stopped first: the frames a device never took and those still queued
     // are counted (tx_failed, flushed) before the final figures are read.
-    const unsigned leaked = engine.shutdown();
-    const Json counters = engine.counters();
+    const unsigned leaked = sw.shutdown();
+    const Json counters = sw.counters();
     std::cout << counters_table(counters);
     if (!counters_out.empty()) {
       std::ofstream f(counters_out);
       f << counters.dump(2) << "\n";
     }
     std::cout << "stopped; mbufs still in use: " << leaked;
-    if (engine.held_by_devices())
-      std::cout << " (and " << engine.held_by_devices()
+    if (sw.held_by_devices())
+      std::cout << " (and " << sw.held_by_devices()
                 << " in the af_xdp ports' pools, which their PMD keeps)";
     std::cout << "\n";
     // A stopped switch has nothing in flight: any imbalance is a packet lost
@@ -518,7 +518,7 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     std::cerr << "rocelb-dp: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    g_engine = nullptr;
+    g_live = nullptr;
     std::cerr << "rocelb-dp: " << e.what() << "\n";
     return 1;
   }

@@ -150,7 +150,7 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
       throw std::invalid_argument("ports[" + std::to_string(id) +
                                   "].device changed: restart the switch to change a device");
   // The XDP program and the link source are chosen when the device starts
-  // (xdp/xdp_steering.h, live_engine.cc).
+  // (xdp/xdp_steering.h, live_run.cc).
   for (uint16_t id : next->port_ids) {
     const PortParams* a = next->params.find_port(id);
     const PortParams* b = cur.params.find_port(id);
@@ -161,7 +161,7 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
       throw std::invalid_argument("ports[" + std::to_string(id) +
                                   "].link_detect changed: restart the switch to change it");
   }
-  // The device's own MTU is set when it starts (live_engine.cc).
+  // The device's own MTU is set when it starts (live_run.cc).
   for (uint16_t id : next->port_ids)
     if (next->ports[id].mtu != cur.ports[id].mtu)
       throw std::invalid_argument("ports[" + std::to_string(id) +

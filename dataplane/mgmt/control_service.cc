@@ -12,8 +12,8 @@
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
 #include "dataplane/mgmt/control_views.h"
-#include "dataplane/mgmt/counters_prometheus.h"
 #include "dataplane/mgmt/memory_runtime.h"
+#include "dataplane/record/counters_prometheus.h"
 
 namespace rocelb {
 
@@ -28,12 +28,12 @@ RunningConfigText startup_config_text(const std::string& file,
   return r;
 }
 
-ControlService::ControlService(LiveEngine& engine, RunningConfigText running)
-    : engine_(engine), running_(std::move(running)) {
+ControlService::ControlService(LiveRun& live, RunningConfigText running)
+    : live_(live), running_(std::move(running)) {
   memory_ = live_memory_runtime();
-  memory_.workers = engine.dataplane().num_workers();
-  memory_.pool_mbufs = engine.pool()->size;
-  if (engine.xdp_pool_mbufs()) memory_.xdp_pool_mbufs = engine.xdp_pool_mbufs();
+  memory_.workers = live.dataplane().num_workers();
+  memory_.pool_mbufs = live.pool()->size;
+  if (live.xdp_pool_mbufs()) memory_.xdp_pool_mbufs = live.xdp_pool_mbufs();
 }
 
 namespace {
@@ -61,38 +61,38 @@ uint64_t ControlService::publish(const ConfigParams& params, const ControlPeer* 
     // A policy file a client names is opened with the client's rights.
     std::optional<PeerFileRights> rights;
     if (peer) rights.emplace(peer->uid, peer->gid, peer->groups);
-    next = SwitchConfig::build(params, &engine_.dataplane().config(), reload);
+    next = SwitchConfig::build(params, &live_.dataplane().config(), reload);
   }
   // The control socket first: it may refuse (control.group), and then
   // nothing has changed.
   const ControlServerOptions before = server_ ? server_->options() : ControlServerOptions{};
   if (server_) server_->reconfigure(control_server_options(params.control));
   try {
-    engine_.apply(std::move(next));
+    live_.apply(std::move(next));
   } catch (...) {
     if (server_) server_->reconfigure(before);
     throw;
   }
-  return engine_.dataplane().epoch().generation;
+  return live_.dataplane().epoch().generation;
 }
 
 Json ControlService::counters_cleared(uint64_t now_ns) const {
-  Json c = counters_to_json(engine_.dataplane(), engine_.dataplane().snapshot(), now_ns);
+  Json c = counters_to_json(live_.dataplane(), live_.dataplane().snapshot(), now_ns);
   return baseline_.is_null() ? c : counters_minus(c, baseline_);
 }
 
 Json ControlService::xdp_ports() const {
   Json out = Json::array();
-  const XdpSteering* xdp = engine_.xdp();
+  const XdpSteering* xdp = live_.xdp();
   if (!xdp) return out;
-  for (uint16_t id : engine_.dataplane().config().port_ids)
+  for (uint16_t id : live_.dataplane().config().port_ids)
     if (xdp->steered(id)) out.push_back(Json{{"id", id}, {"xdp", xdp->stats(id)}});
   return out;
 }
 
 Json ControlService::show(const std::string& what) {
-  const Dataplane& dp = engine_.dataplane();
-  const uint64_t now = engine_.now_ns();
+  const Dataplane& dp = live_.dataplane();
+  const uint64_t now = live_.now_ns();
   if (what == "flowlets") return view_flowlets(dp, now);
   if (what == "config") {
     Json j;
@@ -123,8 +123,8 @@ Json ControlService::show(const std::string& what) {
     Json j = view_ports(dp, c, now);
     for (Json& p : j["ports"]) {
       const uint16_t id = p["id"].get<uint16_t>();
-      p["link_detect"] = engine_.follows_link(id) ? "device" : "config";
-      if (engine_.xdp() && engine_.xdp()->steered(id)) p["xdp"] = engine_.xdp()->stats(id);
+      p["link_detect"] = live_.follows_link(id) ? "device" : "config";
+      if (live_.xdp() && live_.xdp()->steered(id)) p["xdp"] = live_.xdp()->stats(id);
     }
     return j;
   }
@@ -143,8 +143,8 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
 
   const std::string who = "uid " + std::to_string(peer.uid) + " pid " + std::to_string(peer.pid);
   if (req.verb == ControlVerb::kClear) {  // what == counters (the parser checked)
-    const uint64_t now = engine_.now_ns();
-    baseline_ = counters_to_json(engine_.dataplane(), engine_.dataplane().snapshot(), now);
+    const uint64_t now = live_.now_ns();
+    baseline_ = counters_to_json(live_.dataplane(), live_.dataplane().snapshot(), now);
     std::cerr << "rocelb-dp: control: counters cleared by " << who << "\n";
     Json r;
     r["cleared_at_ns"] = now;
@@ -174,7 +174,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
     }
     const ConfigParams params = load_config_text(next.text, next.source, next.overrides, memory_);
     // Who may connect and how many: only root changes that.
-    if (peer.uid != 0 && !(params.control == engine_.dataplane().config().params.control))
+    if (peer.uid != 0 && !(params.control == live_.dataplane().config().params.control))
       throw ConfigError((req.verb == ControlVerb::kSet ? req.key : std::string("control")) +
                         ": changing control.* needs root (uid 0); this client is uid " +
                         std::to_string(peer.uid));

@@ -1,7 +1,7 @@
 // What `rocelb-dp run` answers on its control socket (control/control-protocol.md):
 // `show` views, `set` of one key, `apply` of a whole config, `clear
 // counters`, and the SIGHUP reload of the config file. Writes go through the
-// config loader (the file's validation) and LiveEngine::apply (an RCU
+// config loader (the file's validation) and LiveRun::apply (an RCU
 // grace period); a refused write changes nothing.
 //
 // The running config is kept as text plus overrides: the YAML it came from
@@ -24,7 +24,7 @@
 
 #include "control/control_server.h"
 #include "control/memory_estimate.h"
-#include "dataplane/engines/live_engine.h"
+#include "dataplane/run/live_run.h"
 
 namespace rocelb {
 
@@ -48,7 +48,7 @@ struct ControlServiceStats {
 
 class ControlService {
  public:
-  ControlService(LiveEngine& engine, RunningConfigText running);
+  ControlService(LiveRun& live, RunningConfigText running);
 
   // The server whose handler this is: it follows control.* writes and its
   // figures join `show metrics`. It must outlive the service's use.
@@ -75,7 +75,7 @@ class ControlService {
                    const std::vector<std::string>& reload = {});
   Json counters_cleared(uint64_t now_ns) const;
 
-  LiveEngine& engine_;
+  LiveRun& live_;
   ControlServer* server_ = nullptr;
   MemoryRuntime memory_;  // this switch's, for limits.max_memory
   RunningConfigText running_;

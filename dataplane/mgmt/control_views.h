@@ -11,7 +11,7 @@
 
 #include "control/memory_estimate.h"
 #include "dataplane/forward/dataplane.h"
-#include "dataplane/mgmt/counters_json.h"
+#include "dataplane/record/counters_json.h"
 
 namespace rocelb {
 

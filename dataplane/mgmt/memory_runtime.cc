@@ -45,7 +45,7 @@ uint64_t page_bytes() {
 
 namespace {
 
-// What the engine's options say (pool, AF_XDP pools, rings), with `workers`
+// What the live run's options say (pool, AF_XDP pools, rings), with `workers`
 // forwarding workers on pages of `page` bytes.
 MemoryRuntime runtime_of(const LiveOptions& opt, uint32_t workers, uint64_t page) {
   MemoryRuntime r;

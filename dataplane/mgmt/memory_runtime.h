@@ -1,6 +1,6 @@
 // The memory estimate's runtime (control/memory_estimate.h) of the live
 // switch in this process: its forwarding workers (every EAL worker lcore,
-// or the main lcore when there is none, as LiveEngine counts them), the
+// or the main lcore when there is none, as LiveRun counts them), the
 // packet pool and the egress ring size of its LiveOptions, the page size
 // of its memory (hugepages, or the system's with --no-huge). Needs EAL up.
 // The .cc also checks, at compile time, that the DPDK object sizes the
@@ -8,7 +8,7 @@
 #pragma once
 
 #include "control/memory_estimate.h"
-#include "dataplane/engines/live_engine.h"
+#include "dataplane/run/live_run.h"
 
 namespace rocelb {
 

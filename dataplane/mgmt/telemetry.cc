@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "dataplane/engines/live_engine.h"
+#include "dataplane/run/live_run.h"
 
 namespace rocelb {
 namespace {
 
-std::atomic<LiveEngine*> g_engine{nullptr};
+std::atomic<LiveRun*> g_live{nullptr};
 
 // Adds every unsigned number under `j` to the dict, keys joined with '.'.
 void flatten(rte_tel_data* d, const std::string& prefix, const Json& j) {
@@ -39,7 +39,7 @@ const Json* find_port(const Json& c, const char* params) {
 template <typename Fill>
 int per_port(const char* params, rte_tel_data* d, Fill fill) {
   rte_tel_data_start_dict(d);
-  LiveEngine* e = g_engine.load();
+  LiveRun* e = g_live.load();
   if (!e) return 0;
   const Json c = e->counters();
   const Json* p = find_port(c, params);
@@ -50,7 +50,7 @@ int per_port(const char* params, rte_tel_data* d, Fill fill) {
 
 int cmd_ports(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
-  if (LiveEngine* e = g_engine.load()) {
+  if (LiveRun* e = g_live.load()) {
     const Json c = e->counters();  // kept alive for the loop
     for (const auto& p : c.at("ports")) rte_tel_data_add_array_u64(d, p.at("id").get<uint64_t>());
   }
@@ -86,7 +86,7 @@ int cmd_pfc(const char*, const char* params, rte_tel_data* d) {
 
 int cmd_groups(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
-  LiveEngine* e = g_engine.load();
+  LiveRun* e = g_live.load();
   if (!e) return 0;
   const Json c = e->counters();  // kept alive for the loop
   for (const auto& g : c.at("groups")) {
@@ -105,7 +105,7 @@ int cmd_groups(const char*, const char*, rte_tel_data* d) {
 
 }  // namespace
 
-void telemetry_attach(LiveEngine* engine) {
+void telemetry_attach(LiveRun* live) {
   static const bool registered = [] {
     rte_telemetry_register_cmd("/rocelb/ports", cmd_ports, "rocelb port ids");
     rte_telemetry_register_cmd("/rocelb/port", cmd_port, "rocelb port counters. Parameter: id");
@@ -118,7 +118,7 @@ void telemetry_attach(LiveEngine* engine) {
     return true;
   }();
   (void)registered;
-  g_engine.store(engine);
+  g_live.store(live);
 }
 
 }  // namespace rocelb

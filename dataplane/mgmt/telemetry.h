@@ -12,10 +12,10 @@
 
 namespace rocelb {
 
-class LiveEngine;
+class LiveRun;
 
-// Registers the commands (once per process) and points them at `engine`;
+// Registers the commands (once per process) and points them at `live`;
 // nullptr detaches (the commands then answer with an empty dict).
-void telemetry_attach(LiveEngine* engine);
+void telemetry_attach(LiveRun* live);
 
 }  // namespace rocelb

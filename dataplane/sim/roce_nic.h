@@ -4,7 +4,7 @@
 // virtual time (picoseconds, like the switch's wire times). Frames in and
 // out are real RoCEv2 (IPv4/UDP 4791) built with rocelb's wire builder and
 // read with its parser. Deterministic: no randomness, no wall clock, no
-// statics. The event loop (engines/fabric_engine) calls receive() for every
+// statics. The event loop (run/fabric_run) calls receive() for every
 // frame whose last bit reaches the NIC, and poll() at next_wakeup_ps().
 //
 // Sender (requester). start_flow() opens a QP that sends one message of S

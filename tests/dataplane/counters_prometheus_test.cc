@@ -1,7 +1,7 @@
 // The Prometheus rendering of a counters JSON: every line in the text
 // exposition format, one HELP and TYPE per family, `_total` exactly on
 // counters, base units, and the names a dashboard would look for.
-#include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/record/counters_prometheus.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "control/memory_estimate.h"
-#include "dataplane/engines/eal.h"
-#include "dataplane/engines/live_engine.h"
 #include "dataplane/mgmt/memory_runtime.h"
+#include "dataplane/run/eal.h"
+#include "dataplane/run/live_run.h"
 #include "test_support.h"
 
 namespace rocelb {

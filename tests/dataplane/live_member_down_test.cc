@@ -1,6 +1,6 @@
 // A member port of the `uplinks` group taken down and brought back up under
 // live traffic, the way `rocelbctl set ports[5].admin_status down` does it
-// (ControlService: the config loader, then LiveEngine::apply). The real
+// (ControlService: the config loader, then LiveRun::apply). The real
 // worker lcore forwards a paced stream of RoCEv2 flows over four slow
 // uplinks on net_ring ports; every frame carries its sequence number in the
 // BTH PSN, so each one seen on a TX ring is placed in the window in which it
@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "control/control_protocol.h"
-#include "dataplane/engines/live_engine.h"
 #include "dataplane/mgmt/control_service.h"
+#include "dataplane/run/live_run.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "test_support.h"
@@ -140,7 +140,7 @@ class LiveMemberDown : public test::DpdkTest, public ::testing::WithParamInterfa
 TEST_P(LiveMemberDown, PortDownAndUpUnderTraffic) {
   const Placement placement = GetParam().placement;
   RunningConfigText running = startup_config_text("", sets_);
-  auto engine = std::make_unique<LiveEngine>(
+  auto engine = std::make_unique<LiveRun>(
       SwitchConfig::build(test::default_params(running.overrides)), LiveOptions{});
   if (engine->runs_on_main()) GTEST_SKIP() << "needs a second lcore for the test threads";
   ControlService svc(*engine, std::move(running));
@@ -248,7 +248,7 @@ TEST_P(LiveMemberDown, PortDownAndUpUnderTraffic) {
   engine->wait();
   drain();
   const Json j = engine->counters();
-  EXPECT_EQ(engine->shutdown(), 0u);  // the engine's own pool
+  EXPECT_EQ(engine->shutdown(), 0u);  // the live run's own pool
 
   // Every frame sent in came out once; nothing dropped; the counters balance.
   const uint32_t total = sent.load();

@@ -1,4 +1,4 @@
-// The live engine's real lcore loop on net_ring ports: frames injected into
+// The live run's real lcore loop on net_ring ports: frames injected into
 // a port's RX ring come out of the right TX rings; SIGINT-style stop; every
 // mbuf returns to its pool.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "dataplane/engines/live_engine.h"
+#include "dataplane/run/live_run.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "test_support.h"
@@ -55,7 +55,7 @@ class Live : public test::DpdkTest {
 
 TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
   auto engine =
-      std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), LiveOptions{});
+      std::make_unique<LiveRun>(SwitchConfig::build(test::default_params(sets_)), LiveOptions{});
   std::thread main_worker;
   if (engine->runs_on_main())
     main_worker = std::thread([&] { engine->start(); });
@@ -110,7 +110,7 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
   EXPECT_EQ(j["totals"]["rx_packets"], 2 * kFlows);
   EXPECT_EQ(j["totals"]["tx_packets"], 2 * kFlows);
   EXPECT_EQ(j["totals"]["conserved"], true);
-  EXPECT_EQ(engine->shutdown(), 0u);  // the engine's own pool
+  EXPECT_EQ(engine->shutdown(), 0u);  // the live run's own pool
   engine.reset();
 }
 
@@ -121,7 +121,7 @@ TEST_F(Live, ForwardsThroughTheWorkerLcoreAndStopsCleanly) {
 TEST_F(Live, AFrameTheDeviceRefusesIsDroppedAfterTheStallTime) {
   LiveOptions opt;
   opt.tx_stall_ns = 2'000'000;
-  auto engine = std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), opt);
+  auto engine = std::make_unique<LiveRun>(SwitchConfig::build(test::default_params(sets_)), opt);
   if (engine->runs_on_main()) GTEST_SKIP() << "needs a second lcore for the test thread";
   // Port 2's device is full before the switch sends anything.
   std::vector<rte_mbuf*> filler;
@@ -185,7 +185,7 @@ namespace {
 // with a fresh flowlet table.
 TEST_F(Live, ConfigSwapsWhileTrafficFlowsLoseNothing) {
   auto engine =
-      std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), LiveOptions{});
+      std::make_unique<LiveRun>(SwitchConfig::build(test::default_params(sets_)), LiveOptions{});
   if (engine->runs_on_main()) GTEST_SKIP() << "needs a second lcore for the control thread";
   engine->start();
 
@@ -265,7 +265,7 @@ namespace {
 // the running config stays.
 TEST_F(Live, ChangesThatNeedARestartAreRefused) {
   LiveOptions opt;
-  auto engine = std::make_unique<LiveEngine>(SwitchConfig::build(test::default_params(sets_)), opt);
+  auto engine = std::make_unique<LiveRun>(SwitchConfig::build(test::default_params(sets_)), opt);
   auto refused = [&](const std::string& set) -> std::string {
     std::vector<std::string> sets = sets_;
     sets.push_back(set);

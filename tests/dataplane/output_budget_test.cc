@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <string>
 
-#include "dataplane/engines/link_meters.h"
-#include "dataplane/engines/output_budget.h"
+#include "dataplane/record/link_meters.h"
+#include "dataplane/record/output_budget.h"
 
 namespace rocelb {
 namespace {

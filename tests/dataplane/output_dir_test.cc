@@ -1,6 +1,6 @@
 // OutputDir: a run's outputs land all together or not at all, and a run
 // that fails leaves no folder it created.
-#include "dataplane/engines/output_dir.h"
+#include "dataplane/record/output_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "dataplane/forward/pipeline.h"
-#include "dataplane/mgmt/counters_json.h"
+#include "dataplane/record/counters_json.h"
 #include "dataplane/wire/packet_builder.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // Reordering per QP with 24-bit PSN arithmetic.
 #include <gtest/gtest.h>
 
-#include "dataplane/engines/reorder_meter.h"
+#include "dataplane/record/reorder_meter.h"
 
 namespace rocelb {
 namespace {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <map>
 
-#include "dataplane/engines/link_event.h"
-#include "dataplane/engines/replay_engine.h"
+#include "dataplane/run/link_event.h"
+#include "dataplane/run/replay_run.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
@@ -59,7 +59,7 @@ class ReplayLinkEvent : public ::testing::Test {
 
   Json run(const std::vector<ReplayInput>& in, const std::vector<std::string>& events,
            const std::vector<std::string>& sets = {}) {
-    ReplayEngine e(SwitchConfig::build(test::default_params(sets)), 8191);
+    ReplayRun e(SwitchConfig::build(test::default_params(sets)), 8191);
     e.set_link_events(parse_link_events(events, e.dataplane().config()));
     e.run(in, (dir_ / "out").string());
     Json j = e.counters();

@@ -1,4 +1,4 @@
-// The replay engine in-process: exact departure times in virtual time, the
+// The replay run in-process: exact departure times in virtual time, the
 // ingress wire rule, counters.json, byte-identical reruns, bad inputs, the
 // clock's span, FIFO inputs, and outputs that land all together or not at all.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include "dataplane/engines/replay_engine.h"
+#include "dataplane/run/replay_run.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
@@ -85,7 +85,7 @@ class Replay : public ::testing::Test {
   // Runs a replay and returns counters.json; checks no mbuf is left in use.
   Json run(const std::vector<ReplayInput>& in, const std::string& out,
            const std::vector<std::string>& sets = {}) {
-    ReplayEngine e(SwitchConfig::build(test::default_params(sets)), 8191);
+    ReplayRun e(SwitchConfig::build(test::default_params(sets)), 8191);
     e.run(in, out);
     Json j = e.counters();
     EXPECT_EQ(mbufs_in_use(e.pool()), 0u);
@@ -287,7 +287,7 @@ TEST_F(Replay, BadInputsWriteNothing) {
     std::ofstream f(dir_ / "junk.pcap");
     f << "this is not a capture file";
   }
-  ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+  ReplayRun e(SwitchConfig::build(test::default_params()), 1024);
   EXPECT_THROW(e.run({{0, (dir_ / "junk.pcap").string()}}, out.string()), ReplayError);
   EXPECT_THROW(e.run({{0, (dir_ / "missing.pcap").string()}}, out.string()), ReplayError);
   // A port the config lacks.
@@ -321,7 +321,7 @@ TEST_F(Replay, NonEthernetLinkTypeIsRefused) {
     std::ofstream f(dir_ / "raw.pcap", std::ios::binary);
     f << hdr;
   }
-  ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+  ReplayRun e(SwitchConfig::build(test::default_params()), 1024);
   try {
     e.run({{0, (dir_ / "raw.pcap").string()}}, (dir_ / "out").string());
     ADD_FAILURE() << "raw IP accepted";
@@ -338,7 +338,7 @@ class ReplayInputs : public Replay {
  protected:
   // Runs a replay that must fail; returns its message.
   std::string failure(const std::vector<ReplayInput>& in, const fs::path& out) {
-    ReplayEngine e(SwitchConfig::build(test::default_params()), 1024);
+    ReplayRun e(SwitchConfig::build(test::default_params()), 1024);
     try {
       e.run(in, out.string());
     } catch (const ReplayError& err) {
@@ -438,7 +438,7 @@ TEST_F(ReplayInputs, AFifoIsReadOnceLikeAFile) {
   run({{0, file}}, (dir_ / "from-file").string());
   {
     FifoServer fifo((dir_ / "in.fifo").string(), slurp(file));
-    ReplayEngine e(SwitchConfig::build(test::default_params()), 8191);
+    ReplayRun e(SwitchConfig::build(test::default_params()), 8191);
     try {
       e.run({{0, fifo.path()}}, (dir_ / "from-fifo").string());
     } catch (const ReplayError& err) {

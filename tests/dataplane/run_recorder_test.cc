@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "dataplane/engines/replay_engine.h"
+#include "dataplane/run/replay_run.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/pcap_file.h"
@@ -106,7 +106,7 @@ class Recorder : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Json run(const RecordOptions& rec, const std::string& out) {
-    ReplayEngine e(SwitchConfig::build(test::default_params()), 8191);
+    ReplayRun e(SwitchConfig::build(test::default_params()), 8191);
     e.run(in_, (dir_ / out).string(), false, rec);
     EXPECT_EQ(mbufs_in_use(e.pool()), 0u);
     EXPECT_EQ(e.dataplane().observer(), nullptr);  // detached after the run
@@ -198,7 +198,7 @@ TEST_F(Recorder, ACapStopsRecordingAtAWholeLineAndThePcapsStayWhole) {
   rec.max_output =
       replay_own_output_bound(in_, false, *SwitchConfig::build(test::default_params())) +
       events / 2;
-  ReplayEngine e(SwitchConfig::build(test::default_params()), 8191);
+  ReplayRun e(SwitchConfig::build(test::default_params()), 8191);
   const ReplayStats st = e.run(in_, (dir_ / "cut").string(), false, rec);
   EXPECT_EQ(mbufs_in_use(e.pool()), 0u);
   ASSERT_TRUE(st.recording_stopped);

@@ -34,7 +34,7 @@ TEST(Shaper, BackToBackDeparturesInVirtualTime) {
   EXPECT_EQ(s.wire_free_ps(), 1'000'000u + 84 * 80);
 }
 
-TEST(Shaper, BurstLetsTheLiveEngineSendAheadByTheBurstOnly) {
+TEST(Shaper, BurstLetsTheLiveRunSendAheadByTheBurstOnly) {
   Shaper s;
   const uint64_t burst = 10'000'000;  // 10 us
   s.configure(100'000'000'000ull, burst);

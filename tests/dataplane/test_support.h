@@ -17,9 +17,9 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/engines/eal.h"
-#include "dataplane/engines/mbuf_util.h"
 #include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/mbuf_util.h"
+#include "dataplane/run/eal.h"
 #include "ring_handoff.h"
 
 namespace rocelb::test {

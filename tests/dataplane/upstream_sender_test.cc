@@ -1,7 +1,7 @@
 // The replay's upstream device: what it holds in memory while its pcap is
 // read is bounded whatever the backlog, and the bound does not change what
 // it sends.
-#include "dataplane/engines/upstream_sender.h"
+#include "dataplane/run/upstream_sender.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/lcore_stats.h"
-#include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/record/counters_prometheus.h"
 #include "dataplane/sim/roce_nic.h"
 #include "lb/lb_counters.h"
 #include "pfc/pause_receiver.h"

@@ -54,8 +54,8 @@ TEST_F(MultiWorkerTest, ConfigSwapsUnderTwoWorkerTrafficLoseNothing) {
   };
   LiveOptions opt;
   opt.ring_capacity = 32768;  // longer than the pool: no ring-full drop
-  ASSERT_NO_FATAL_FAILURE(start_engine(config(0), opt));
-  Dataplane& dp = engine_->dataplane();
+  ASSERT_NO_FATAL_FAILURE(start_switch(config(0), opt));
+  Dataplane& dp = live_->dataplane();
 
   // Meanwhile a watcher reads every held-bytes counter and queue depth
   // without pause (none may ever read near 2^64: a release or dequeue ahead
@@ -85,14 +85,14 @@ TEST_F(MultiWorkerTest, ConfigSwapsUnderTwoWorkerTrafficLoseNothing) {
   constexpr int kSwaps = 300;
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 1; k <= kSwaps; ++k)
-    EXPECT_NO_THROW(engine_->apply(SwitchConfig::build(mw::params(config(k)), &dp.config())));
+    EXPECT_NO_THROW(live_->apply(SwitchConfig::build(mw::params(config(k)), &dp.config())));
   const auto swap_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
           .count();
   done.store(true);
   watcher.join();
   noise.join();
-  stop_engine();
+  stop_switch();
   EXPECT_EQ(asserted.load(), 0) << "XOFF asserted towards some port";
   EXPECT_EQ(wrapped.load(), 0u) << "samples of held bytes or queue depths near 2^64";
 
@@ -114,12 +114,12 @@ TEST_F(MultiWorkerTest, ConfigSwapsUnderTwoWorkerTrafficLoseNothing) {
     EXPECT_GT(mw::port_json(j, port)["tx_packets"].get<uint64_t>(), 0u) << "uplink " << port;
 
   mw::expect_held_matches_queues(dp);
-  mw::drain_as_owner(dp, engine_->now_ns());
+  mw::drain_as_owner(dp, live_->now_ns());
   mw::expect_queues_empty(dp);
   mw::expect_nothing_held(dp);
   RecordProperty("rx_packets", std::to_string(rx));
   RecordProperty("swap_ms", std::to_string(swap_ms));
-  EXPECT_EQ(engine_->shutdown(), 0u);
+  EXPECT_EQ(live_->shutdown(), 0u);
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ using mw::MultiWorkerTest;
 TEST_F(MultiWorkerTest, CrossCoreForwardingUnderLoadIsExact) {
   std::vector<std::string> sets;
   for (int p = 0; p < kPorts; ++p) ASSERT_NO_THROW(sets.push_back(ring_port(p)));
-  ASSERT_NO_FATAL_FAILURE(start_engine(sets));
-  Dataplane& dp = engine_->dataplane();
+  ASSERT_NO_FATAL_FAILURE(start_switch(sets));
+  Dataplane& dp = live_->dataplane();
   // The uplinks are transmitted by both workers.
   ASSERT_NE(dp.tx_owner(4), dp.tx_owner(5));
   ASSERT_EQ(dp.tx_owner(4), dp.tx_owner(6));
@@ -142,7 +142,7 @@ TEST_F(MultiWorkerTest, CrossCoreForwardingUnderLoadIsExact) {
   // workers still run.
   mw::expect_queues_empty(dp);
   mw::expect_nothing_held(dp);
-  stop_engine();
+  stop_switch();
 
   const Json j = counters();
   EXPECT_EQ(j["totals"]["rx_packets"], injected);
@@ -163,10 +163,10 @@ TEST_F(MultiWorkerTest, CrossCoreForwardingUnderLoadIsExact) {
     EXPECT_GT(j["lcores"][w]["tx_packets"].get<uint64_t>(), 0u) << "worker " << w;
   }
   mw::expect_held_matches_queues(dp);
-  EXPECT_EQ(mw::drain_as_owner(dp, engine_->now_ns()), 0u);
+  EXPECT_EQ(mw::drain_as_owner(dp, live_->now_ns()), 0u);
   mw::expect_nothing_held(dp);
   RecordProperty("frames", std::to_string(injected));
-  EXPECT_EQ(engine_->shutdown(), 0u);
+  EXPECT_EQ(live_->shutdown(), 0u);
 }
 
 }  // namespace

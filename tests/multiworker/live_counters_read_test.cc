@@ -52,7 +52,7 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
   sets.push_back("qos.queue_limit=16KiB");
   LiveOptions opt;
   opt.tx_stall_ns = 20'000'000;  // port 7 stops draining: its head goes after 20 ms
-  ASSERT_NO_FATAL_FAILURE(start_engine(sets, opt));
+  ASSERT_NO_FATAL_FAILURE(start_switch(sets, opt));
 
   std::atomic<bool> stop_reading{false};
   std::atomic<uint64_t> reads{0}, negative{0}, not_running{0}, not_conserved{0}, awaiting_seen{0};
@@ -149,7 +149,7 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
   RecordProperty("max_in_flight", std::to_string(most.load()));
   RecordProperty("reads_with_awaiting", std::to_string(awaiting_seen.load()));
 
-  stop_engine();
+  stop_switch();
   const Json j = counters();
   const Json& t = j["totals"];
   EXPECT_EQ(t["running"], false);
@@ -168,7 +168,7 @@ TEST_F(MultiWorkerTest, CountersReadUnderTrafficNeverCountAFrameTwice) {
   EXPECT_GT(t["generated_packets"].get<uint64_t>(), 0u);
   EXPECT_GT(queue_full, 0u);
   EXPECT_GT(tx_failed, 0u);
-  EXPECT_EQ(engine_->shutdown(), 0u);
+  EXPECT_EQ(live_->shutdown(), 0u);
 }
 
 }  // namespace

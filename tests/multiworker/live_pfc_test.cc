@@ -49,7 +49,7 @@ class LivePfc : public MultiWorkerTest {
       }
     }
   }
-  uint64_t lcore_rx(unsigned w) const { return engine_->dataplane().worker(w).lcore.rx_packets; }
+  uint64_t lcore_rx(unsigned w) const { return live_->dataplane().worker(w).lcore.rx_packets; }
 
   std::array<Collected, kPorts> out_;
 };
@@ -67,8 +67,8 @@ TEST_F(LivePfc, PfcGeneratedAcrossWorkersPausesAndResumesTheSender) {
   // headroom enough for the whole burst (nothing dropped for headroom).
   sets.insert(sets.end(), {"ports[2].speed=100M", "ports[3].speed=100M", "qos.pfc.xoff=16KB",
                            "qos.pfc.xon=8KB", "qos.pfc.headroom=1MB"});
-  ASSERT_NO_FATAL_FAILURE(start_engine(sets));
-  Dataplane& dp = engine_->dataplane();
+  ASSERT_NO_FATAL_FAILURE(start_switch(sets));
+  Dataplane& dp = live_->dataplane();
 
   // host0 -> host3 and host1 -> host2: 128 lossless frames of 1058 bytes
   // each (135 KB, 8x XOFF), one port after the other, so that the worker
@@ -100,7 +100,7 @@ TEST_F(LivePfc, PfcGeneratedAcrossWorkersPausesAndResumesTheSender) {
                released(1);
       },
       std::chrono::seconds(30), [&] { collect(); }));
-  stop_engine();
+  stop_switch();
   collect();
 
   const Json j = counters();
@@ -135,7 +135,7 @@ TEST_F(LivePfc, PfcGeneratedAcrossWorkersPausesAndResumesTheSender) {
   EXPECT_EQ(j["totals"]["generated_packets"], out_[0].pfc.size() + out_[1].pfc.size());
   mw::expect_queues_empty(dp);
   mw::expect_nothing_held(dp);
-  EXPECT_EQ(engine_->shutdown(), 0u);
+  EXPECT_EQ(live_->shutdown(), 0u);
 }
 
 TEST_F(LivePfc, PfcReceivedByTheOtherWorkerStopsAndResumesTheClass) {
@@ -148,8 +148,8 @@ TEST_F(LivePfc, PfcReceivedByTheOtherWorkerStopsAndResumesTheClass) {
   // Host 1 behind a 1 Mb/s link: a full pause (65535 quanta) lasts 33.5 s,
   // far longer than the test waits. No watchdog: the paused queue must stay.
   sets.insert(sets.end(), {"ports[1].speed=1M", "qos.pfc_watchdog.enabled=false"});
-  ASSERT_NO_FATAL_FAILURE(start_engine(sets));
-  Dataplane& dp = engine_->dataplane();
+  ASSERT_NO_FATAL_FAILURE(start_switch(sets));
+  Dataplane& dp = live_->dataplane();
   const unsigned owner = dp.tx_owner(1);
   const PauseReceiver& pr = dp.tx(1).pause;
 
@@ -177,13 +177,13 @@ TEST_F(LivePfc, PfcReceivedByTheOtherWorkerStopsAndResumesTheClass) {
     return d == 0;
   })) << "a class-3 frame left port 1 while it was paused";
   EXPECT_EQ(q3.depth_packets(), kLossless);
-  EXPECT_NE(pr.paused_mask(engine_->now_ns()) & 0x08, 0);
+  EXPECT_NE(pr.paused_mask(live_->now_ns()) & 0x08, 0);
 
   // XON the same way: the class drains, in order.
   ASSERT_TRUE(inject(1, mw::pfc_frame(1, 0)));
   EXPECT_TRUE(mw::wait_for([&] { return out_[1].psn.size() == kLossy + kLossless; },
                            std::chrono::seconds(20), [&] { collect(); }));
-  stop_engine();
+  stop_switch();
   collect();
 
   std::vector<uint32_t> lossless;
@@ -208,7 +208,7 @@ TEST_F(LivePfc, PfcReceivedByTheOtherWorkerStopsAndResumesTheClass) {
   EXPECT_EQ(j["totals"]["conserved"], true);
   mw::expect_queues_empty(dp);
   mw::expect_nothing_held(dp);
-  EXPECT_EQ(engine_->shutdown(), 0u);
+  EXPECT_EQ(live_->shutdown(), 0u);
 }
 
 }  // namespace

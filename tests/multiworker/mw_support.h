@@ -1,5 +1,5 @@
 // Shared set-up for the multi-worker tests: EAL with three lcores (the main
-// lcore on one CPU, two worker lcores on another: LiveEngine then runs two
+// lcore on one CPU, two worker lcores on another: LiveRun then runs two
 // workers, and the test thread is free to drive traffic and configs), no
 // hugepages, a packet pool per test, net_ring ports the test feeds and
 // drains, vdevs probed per test (unique names, so every test of the binary
@@ -34,12 +34,12 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/engines/eal.h"
-#include "dataplane/engines/live_engine.h"
-#include "dataplane/engines/mbuf_util.h"
 #include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/mbuf_util.h"
 #include "dataplane/forward/tsan.h"
-#include "dataplane/mgmt/counters_json.h"
+#include "dataplane/record/counters_json.h"
+#include "dataplane/run/eal.h"
+#include "dataplane/run/live_run.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "ring_handoff.h"
@@ -237,7 +237,7 @@ inline bool wait_for(const std::function<bool()>& pred, std::chrono::millisecond
 }
 
 // Base fixture: EAL with three lcores, a pool, optional net_ring ports and
-// vdevs, one LiveEngine; TearDown stops the workers whatever happened and
+// vdevs, one LiveRun; TearDown stops the workers whatever happened and
 // checks that no mbuf of either pool is left.
 class MultiWorkerTest : public ::testing::Test {
  protected:
@@ -258,11 +258,11 @@ class MultiWorkerTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    stop_engine();
+    stop_switch();
     drain_rings();
-    if (engine_) {
-      EXPECT_EQ(engine_->shutdown(), 0u) << "mbufs of the switch's pool leaked";
-      engine_.reset();
+    if (live_) {
+      EXPECT_EQ(live_->shutdown(), 0u) << "mbufs of the switch's pool leaked";
+      live_.reset();
     }
     drain_rings();
     for (int p = 0; p < kPorts; ++p) {
@@ -307,17 +307,17 @@ class MultiWorkerTest : public ::testing::Test {
     return name;
   }
 
-  void start_engine(const std::vector<std::string>& sets, const LiveOptions& opt = {}) {
-    engine_ = std::make_unique<LiveEngine>(SwitchConfig::build(params(sets)), opt);
-    ASSERT_FALSE(engine_->runs_on_main()) << "EAL gave LiveEngine no worker lcore";
-    ASSERT_EQ(engine_->dataplane().num_workers(), 2u);
-    engine_->start();
+  void start_switch(const std::vector<std::string>& sets, const LiveOptions& opt = {}) {
+    live_ = std::make_unique<LiveRun>(SwitchConfig::build(params(sets)), opt);
+    ASSERT_FALSE(live_->runs_on_main()) << "EAL gave LiveRun no worker lcore";
+    ASSERT_EQ(live_->dataplane().num_workers(), 2u);
+    live_->start();
     running_ = true;
   }
-  void stop_engine() {
+  void stop_switch() {
     if (!running_) return;
-    engine_->request_stop();
-    engine_->wait();
+    live_->request_stop();
+    live_->wait();
     running_ = false;
   }
 
@@ -344,14 +344,14 @@ class MultiWorkerTest : public ::testing::Test {
         if (r) test::ring_free_all(r);
   }
 
-  Json counters() const { return engine_->counters(); }
+  Json counters() const { return live_->counters(); }
 
   std::string tag_;
   std::filesystem::path dir_;
   rte_mempool* pool_ = nullptr;
   std::array<rte_ring*, kPorts> rx_{}, tx_{};
   std::vector<std::string> vdevs_;
-  std::unique_ptr<LiveEngine> engine_;
+  std::unique_ptr<LiveRun> live_;
   bool running_ = false;
 };
 

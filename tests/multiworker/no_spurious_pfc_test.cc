@@ -58,8 +58,8 @@ class NoSpuriousPfc : public mw::MultiWorkerTest {
     // Egress rings longer than the pool: a queue of an uplink whose worker
     // is descheduled may hold every mbuf without a ring-full drop.
     opt.ring_capacity = 32768;
-    ASSERT_NO_FATAL_FAILURE(start_engine(sets, opt));
-    Dataplane& dp = engine_->dataplane();
+    ASSERT_NO_FATAL_FAILURE(start_switch(sets, opt));
+    Dataplane& dp = live_->dataplane();
 
     std::atomic<bool> stop_noise{false};
     std::thread noise;
@@ -91,7 +91,7 @@ class NoSpuriousPfc : public mw::MultiWorkerTest {
     }
     stop_noise.store(true);
     if (noise.joinable()) noise.join();
-    stop_engine();
+    stop_switch();
     EXPECT_EQ(asserted, 0) << "XOFF asserted towards some port during the run";
     EXPECT_EQ(wrapped, 0u) << "samples of a held-bytes counter above 2^40 (max " << max_held
                            << "): a release ran ahead of its add";
@@ -139,12 +139,12 @@ class NoSpuriousPfc : public mw::MultiWorkerTest {
     // Stopped, nothing moves: the held bytes are exactly what is queued;
     // once that is sent they are 0 everywhere.
     mw::expect_held_matches_queues(dp);
-    mw::drain_as_owner(dp, engine_->now_ns());
+    mw::drain_as_owner(dp, live_->now_ns());
     mw::expect_queues_empty(dp);
     mw::expect_nothing_held(dp);
     RecordProperty("rx_packets", std::to_string(rx));
     RecordProperty("held_samples", std::to_string(samples));
-    EXPECT_EQ(engine_->shutdown(), 0u);
+    EXPECT_EQ(live_->shutdown(), 0u);
   }
 };
 

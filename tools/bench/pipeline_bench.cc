@@ -10,9 +10,9 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/engines/eal.h"
 #include "dataplane/forward/dataplane.h"
 #include "dataplane/forward/pipeline.h"
+#include "dataplane/run/eal.h"
 #include "dataplane/wire/packet_builder.h"
 
 namespace rocelb::bench {

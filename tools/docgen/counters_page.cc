@@ -9,7 +9,7 @@
 
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/lcore_stats.h"
-#include "dataplane/mgmt/counters_prometheus.h"
+#include "dataplane/record/counters_prometheus.h"
 #include "dataplane/sim/roce_nic.h"
 #include "dataplane/wire/parsed_packet.h"
 #include "lb/lb_counters.h"

@@ -1,0 +1,88 @@
+#include "dataplane/run/fabric_memory.h"
+
+#include <rte_mbuf.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "control/human_units.h"
+#include "control/memory_estimate.h"
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/forward/packet_observer.h"
+#include "dataplane/sim/ideal_fct.h"
+
+namespace rocelb {
+namespace {
+
+constexpr uint64_t kPage = 4096;             // --no-huge: DPDK's pages are the system's
+constexpr uint64_t kPauseInboxSlots = 1024;  // dataplane.cc kPauseInboxSize
+
+uint64_t ring_bytes(uint64_t elem_bytes, uint64_t slots) {
+  return (dpdk_bytes::kRingHeader + elem_bytes * slots + 63) / 64 * 64;
+}
+
+}  // namespace
+
+uint32_t fabric_pool_mbufs(size_t switches) {
+  const uint64_t want = 32'768 * static_cast<uint64_t>(switches) - 1;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(want, 65'535, 262'143));
+}
+
+uint32_t fabric_mbuf_room(uint32_t mtu) {
+  return std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, roce_data_frame_bytes(mtu) + 64);
+}
+
+FabricMemory estimate_fabric_memory(const Topology& topo) {
+  FabricMemory m;
+  m.switches = topo.switches.size();
+  MemoryRuntime rt;
+  rt.workers = 1;
+  rt.ring_capacity = kFabricRingSlots;
+  rt.page_bytes = kPage;
+  for (const FabricSwitch& s : topo.switches) {
+    const MemoryEstimate e = estimate_memory(s.params, rt);
+    for (const MemoryItem& i : e.items) {
+      if (i.name == "route_tables")
+        m.route_tables += i.bytes;
+      else if (i.name == "egress_rings")
+        m.egress_rings += i.bytes;
+      else if (i.name == "group_tables" || i.name == "neighbor_table")
+        m.other += i.bytes;
+      // packet_pool and control_replies: a fabric switch has neither.
+    }
+    m.egress_rings += s.params.ports.size() * ring_bytes(sizeof(PauseEvent), kPauseInboxSlots);
+  }
+  // One pool: each buffer its mempool header, rte_mbuf, note, headroom and
+  // room, as many as fit a page (at least a page each), and its ring.
+  const uint64_t object = 64 + sizeof(rte_mbuf) + kPacketNotePrivSize + RTE_PKTMBUF_HEADROOM +
+                          fabric_mbuf_room(topo.nic.mtu);
+  const uint64_t n = fabric_pool_mbufs(m.switches);
+  const uint64_t per_page = kPage / object;
+  const uint64_t pages =
+      per_page ? (n + per_page - 1) / per_page : n * ((object + kPage - 1) / kPage);
+  uint64_t slots = 1;
+  while (slots < n + 1) slots <<= 1;
+  m.packet_pool = pages * kPage + ring_bytes(8, slots) + dpdk_bytes::kMempoolWithCaches;
+  m.total = m.route_tables + m.egress_rings + m.other + m.packet_pool;
+  return m;
+}
+
+std::string FabricMemory::describe() const {
+  return human_bytes(static_cast<double>(total)) + " (" + std::to_string(switches) +
+         " switches: route tables " + human_bytes(static_cast<double>(route_tables)) +
+         ", egress rings " + human_bytes(static_cast<double>(egress_rings)) + ", packet pool " +
+         human_bytes(static_cast<double>(packet_pool)) + ", other tables " +
+         human_bytes(static_cast<double>(other)) + ")";
+}
+
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+unsigned fabric_eal_memory_mb(uint64_t bytes) {
+  const uint64_t mb = (bytes + bytes / 4) / (1024 * 1024) + 512;
+  return static_cast<unsigned>(std::clamp<uint64_t>(mb, 8192, UINT32_MAX));
+}
+
+}  // namespace rocelb

@@ -1,0 +1,444 @@
+#include "dataplane/run/replay_run.h"
+
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "control/human_units.h"
+#include "control/units.h"
+#include "dataplane/forward/mbuf_handoff.h"
+#include "dataplane/forward/mbuf_util.h"
+#include "dataplane/record/frame_sink.h"
+#include "dataplane/record/output_budget.h"
+#include "dataplane/record/output_dir.h"
+#include "dataplane/record/run_interrupt.h"
+#include "dataplane/record/run_manifest.h"
+#include "dataplane/record/write_file.h"
+#include "dataplane/run/switch_clock.h"
+#include "dataplane/run/upstream_sender.h"
+#include "dataplane/wire/parser.h"
+#include "dataplane/wire/pcap_file.h"
+#include "pfc/pfc_frame.h"
+
+namespace rocelb {
+
+namespace {
+
+std::atomic<uint64_t> g_pool_seq{0};
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kDayNs = 86'400ull * 1'000'000'000ull;
+
+std::string port_file(uint16_t id, bool pcapng) {
+  return FrameSink::file_name("port" + std::to_string(id), pcapng);
+}
+
+// How errors name an input: as the user wrote it.
+std::string spec(const ReplayInput& in) {
+  return "--in " + std::to_string(in.port) + "=" + in.path;
+}
+
+struct OpenInput {
+  const ReplayInput* in;
+  std::unique_ptr<PcapReader> reader;
+};
+
+// The run's time zero: the earliest first record of the inputs.
+struct TimeZero {
+  uint64_t ns = 0;
+  const ReplayInput* from = nullptr;  // nullptr: every input is empty
+};
+
+std::string span_error(const ReplayInput& in, const TimeSpanError& e, const TimeZero& t0) {
+  char days[32];
+  std::snprintf(days, sizeof days, "%.1f", static_cast<double>(e.ts_ns - t0.ns) / kDayNs);
+  return spec(in) + ": record at byte offset " + std::to_string(e.offset) + " is " + days +
+         " days after time zero (the first record of " + (t0.from ? spec(*t0.from) : "?") +
+         "): a replay spans at most " + std::to_string(UpstreamSender::kMaxSpanDays) + " days";
+}
+
+// Runs f(), turning what reading input `in` throws into one ReplayError
+// naming the input.
+template <class F>
+auto reading(const ReplayInput& in, const TimeZero& t0, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const PcapError& e) {
+    throw ReplayError(spec(in) + ": " + e.detail());
+  } catch (const TimeSpanError& e) {
+    throw ReplayError(span_error(in, e, t0));
+  }
+}
+
+// Each input is for a port of the config that has no other input, and stdin
+// feeds one input only. Checked before any is opened: opening a FIFO waits
+// for its writer.
+void check_inputs(const std::vector<ReplayInput>& inputs, const SwitchConfig& cfg) {
+  for (auto in = inputs.begin(); in != inputs.end(); ++in) {
+    if (!cfg.port(in->port))
+      throw ReplayError(spec(*in) + ": port " + std::to_string(in->port) + " is not in the config");
+    for (auto before = inputs.begin(); before != in; ++before) {
+      if (before->port == in->port) throw ReplayError(spec(*in) + ": port already has an input");
+      if (in->path == "-" && before->path == "-")
+        throw ReplayError(spec(*in) + ": stdin is already the input of " + spec(*before));
+    }
+  }
+}
+
+// Opens every input once (a pipe has no second start) and reads its header.
+std::vector<OpenInput> open_inputs(const std::vector<ReplayInput>& inputs,
+                                   const SwitchConfig& cfg) {
+  check_inputs(inputs, cfg);
+  std::vector<OpenInput> opened;
+  for (const auto& in : inputs) {
+    OpenInput o{&in,
+                reading(in, TimeZero{}, [&] { return std::make_unique<PcapReader>(in.path); })};
+    if (o.reader->linktype() != kLinktypeEthernet)
+      throw ReplayError(spec(in) + ": link type " + std::to_string(o.reader->linktype()) +
+                        " is not Ethernet (1)");
+    opened.push_back(std::move(o));
+  }
+  return opened;
+}
+
+TimeZero time_zero(std::vector<OpenInput>& opened) {
+  TimeZero t0{kNever, nullptr};
+  for (auto& o : opened) {
+    const PcapRecord* first = reading(*o.in, t0, [&] { return o.reader->peek(); });
+    if (first && first->ts_ns < t0.ns) t0 = {first->ts_ns, o.in};
+  }
+  return t0.from ? t0 : TimeZero{};
+}
+
+std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace,
+                                      const RecordOptions& rec) {
+  std::vector<std::string> names;
+  for (uint16_t id : cfg.port_ids) names.push_back(port_file(id, rec.pcapng));
+  if (trace) names.push_back("trace.jsonl");
+  if (rec.events) names.push_back("events.jsonl");
+  if (rec.timeline_ns) names.push_back("timeline.csv");
+  names.push_back("counters.json");
+  names.push_back("run.json");
+  return names;
+}
+
+void write_json(const std::string& path, const Json& j) {
+  try {
+    write_whole_file(path, j.dump(2) + "\n");
+  } catch (const std::runtime_error& e) {  // the path and the reason (ENOSPC...)
+    throw ReplayError(e.what());
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// --trace's share of --max-output. DecisionLog writes whole lines into a
+// buffered file the pipeline fills: every 1024 lines its size on disk (and
+// what its buffer may hold) is counted, and the next 1024 lines at their
+// longest must fit, or the trace ends.
+class TraceMeter {
+ public:
+  explicit TraceMeter(std::string path) : path_(std::move(path)) {}
+  bool fits(const DecisionLog& log, OutputBudget& budget, uint64_t now_ns) {
+    if (budget.stopped()) return false;
+    if (log.lines() < seen_ + kLines && seen_) return true;
+    seen_ = log.lines() ? log.lines() : 1;
+    struct stat st {};
+    const uint64_t on_disk =
+        ::stat(path_.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) + kBuffer : 0;
+    const uint64_t more = on_disk > counted_ ? on_disk - counted_ : 0;
+    if (!budget.room(more + kLines * kMaxLine, now_ns)) return false;
+    budget.add(more);
+    counted_ += more;
+    return true;
+  }
+
+ private:
+  static constexpr uint64_t kLines = 1024;
+  static constexpr uint64_t kMaxLine = 4096;
+  static constexpr uint64_t kBuffer = 64 << 10;
+  std::string path_;
+  uint64_t seen_ = 0;
+  uint64_t counted_ = 0;
+};
+
+}  // namespace
+
+// What a replay's own outputs may take: port pcaps as large as the regular
+// input files (pipes cannot say; with pcapng, half as much again for the
+// comments), their headers, counters.json and run.json.
+uint64_t replay_own_output_bound(const std::vector<ReplayInput>& inputs, bool pcapng,
+                                 const SwitchConfig& cfg) {
+  uint64_t in = 0;
+  for (const ReplayInput& i : inputs) {
+    struct stat st {};
+    if (i.path != "-" && ::stat(i.path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      in += static_cast<uint64_t>(st.st_size);
+  }
+  return (pcapng ? in + in / 2 : in) + cfg.port_ids.size() * (FrameSink::kMaxHeaderBytes + 8192) +
+         (256 << 10);
+}
+
+ReplayRun::ReplayRun(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs) {
+  std::string name = "rl_replay" + std::to_string(g_pool_seq.fetch_add(1));
+  // Room for a PacketNote per mbuf: what --pcapng says of each packet.
+  pool_ = rte_pktmbuf_pool_create(name.c_str(), pool_mbufs, 256, kPacketNotePrivSize,
+                                  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  if (!pool_)
+    throw std::runtime_error("cannot create the packet pool: " +
+                             std::string(rte_strerror(rte_errno)));
+  // Rings hold at most the whole pool; a queue's byte limit is the real bound.
+  unsigned ring = 1024;
+  while (ring < pool_mbufs) ring <<= 1;
+  dp_ = std::make_unique<Dataplane>(std::move(config), 1, ring, 0);
+  dp_->set_control_pool(pool_);
+}
+
+ReplayRun::~ReplayRun() {
+  dp_.reset();
+  rte_mempool_free(pool_);
+}
+
+Json ReplayRun::counters() const {
+  Json j = counters_to_json(*dp_, dp_->snapshot(), stats_.last_ns - stats_.first_ns);
+  Json t;
+  t["first_ns"] = stats_.first_ns;
+  t["last_ns"] = stats_.last_ns;
+  j["time"] = t;
+  Json r;
+  r["roce_packets"] = reorder_.roce_packets();
+  r["qps"] = reorder_.qps();
+  r["reordered_packets"] = reorder_.reordered_packets();
+  r["max_psn_gap"] = reorder_.max_psn_gap();
+  j["reordering"] = r;
+  // The devices upstream of the input ports, honouring the switch's PFC.
+  j["upstream"] = upstream_.is_null() ? Json::array() : upstream_;
+  Json events = Json::array();  // the scheduled link faults (--event)
+  for (const LinkEvent& e : link_events_)
+    events.push_back({{"t_ns", e.t_ns}, {"port", e.port}, {"link", e.up ? "up" : "down"}});
+  j["link_events"] = events;
+  return j;
+}
+
+ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
+                           bool trace, const RecordOptions& record) {
+  const SwitchConfig& cfg = dp_->config();
+
+  // 1. Every input opened once and checked before anything is written. Time
+  // zero of the run is the earliest first timestamp of the inputs.
+  std::vector<OpenInput> opened = open_inputs(inputs, cfg);
+  const TimeZero t0 = time_zero(opened);
+  stats_ = ReplayStats{};
+  reorder_ = ReorderMeter{};
+  stats_.first_ns = t0.ns;
+  stats_.last_ns = t0.ns;
+
+  // 2. The devices upstream of the ports: a PFC frame the switch sends takes
+  // effect there after the cable (5 ns/m) and their response delay.
+  const PfcParams& pfc = cfg.params.qos.lossless.pfc;
+  const uint64_t pause_delay_ps = (pfc.cable_length_m * 5 + pfc.response_delay_ns) * 1000;
+  std::vector<std::unique_ptr<UpstreamSender>> senders;
+  std::array<UpstreamSender*, kMaxPorts> sender_of{};
+  std::array<const ReplayInput*, kMaxPorts> input_of{};
+  for (auto& o : opened) {
+    senders.push_back(reading(*o.in, t0, [&] {
+      return std::make_unique<UpstreamSender>(o.in->port, std::move(o.reader), cfg, t0.ns,
+                                              pause_delay_ps);
+    }));
+    sender_of[o.in->port] = senders.back().get();
+    input_of[o.in->port] = o.in;
+  }
+
+  // --max-output (output_budget.h): room for the port pcaps as large as the
+  // input files (half as much again with --pcapng's comments), the counters
+  // and run.json, set aside first; the recordings share what is left.
+  OutputBudget budget(record.max_output);
+  if (!budget.reserve(replay_own_output_bound(inputs, record.pcapng, cfg)))
+    throw ReplayError(
+        "--max-output " + format_bytes(record.max_output) +
+        ": less than the port pcaps (as large as the inputs), counters.json and "
+        "run.json may need (about " +
+        human_bytes(static_cast<double>(replay_own_output_bound(inputs, record.pcapng, cfg))) +
+        ")");
+  // 3. The outputs, staged in a private folder; a destination in the way is
+  // found now, not after the run.
+  const std::vector<std::string> names = output_names(cfg, trace, record);
+  std::optional<OutputDir> out;
+  try {
+    out.emplace(out_dir);
+    out->check(names);
+  } catch (const OutputDirError& e) {
+    throw ReplayError(e.what());
+  }
+  std::unique_ptr<DecisionLog> log;
+  if (trace) log = std::make_unique<DecisionLog>(out->staged("trace.jsonl"));
+  TraceMeter trace_meter(out->staged("trace.jsonl"));
+  struct Detach {  // the log dies with this run, whatever happens
+    Dataplane& dp;
+    ~Detach() { dp.set_decision_log(nullptr); }
+  } detach{*dp_};
+  dp_->set_decision_log(log.get());
+  if (log) log->set_time_base(t0.ns);
+  std::array<FrameSink, kMaxPorts> sinks;
+  for (uint16_t id : cfg.port_ids)
+    sinks[id].open(out->staged(port_file(id, record.pcapng)), record.pcapng, cfg.ports[id].name);
+  // What the run records besides the pcaps (detached from the Dataplane when
+  // it goes, whatever happens).
+  std::optional<RunRecorder> recorder;
+  SwitchRecorder* watch = nullptr;
+  if (record.any()) {
+    try {
+      recorder.emplace(record, out->staged("events.jsonl"), out->staged("timeline.csv"), t0.ns,
+                       &budget);
+    } catch (const std::runtime_error& e) {
+      throw ReplayError(e.what());
+    }
+    watch = &recorder->add(cfg.params.sw.name, *dp_);
+  }
+  std::string comment;
+
+  // 4. Events in time order: departures first at equal times, lower ports
+  // first; a link event goes before both at its time.
+  std::vector<uint8_t> scratch(1 << 18);
+  std::array<uint64_t, kMaxPorts> sender_next{};
+  auto refresh_sender = [&](UpstreamSender& s) {
+    sender_next[s.port()] = reading(*input_of[s.port()], t0, [&] { return s.next_send_ps(); });
+  };
+  for (auto& s : senders) refresh_sender(*s);
+  lost_link_down_.fill(0);
+  SwitchClock clock(*dp_);
+  clock.reset();
+  size_t next_event = 0;
+  for (;;) {
+    UpstreamSender* in = nullptr;
+    for (auto& s : senders)
+      if (sender_next[s->port()] != kNever &&
+          (!in || sender_next[s->port()] < sender_next[in->port()]))
+        in = s.get();
+    uint64_t out_ps = kNever;
+    const int out = clock.earliest(&out_ps);
+    const uint64_t event_ps =
+        next_event < link_events_.size() ? link_events_[next_event].t_ns * 1000 : kNever;
+    if (!in && out < 0 && event_ps == kNever) break;
+    check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
+    ++stats_.events;
+    // A link event goes first at its time: frames arriving then find the
+    // link as it becomes.
+    if (event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
+        (out < 0 || event_ps <= out_ps)) {
+      const LinkEvent& e = link_events_[next_event++];
+      if (recorder) recorder->advance(event_ps / 1000);
+      clock.link(e.port, e.up, event_ps);
+      continue;
+    }
+    const bool departure = out >= 0 && (!in || out_ps <= sender_next[in->port()]);
+    const uint64_t now_ps = departure ? out_ps : sender_next[in->port()];
+    if (recorder) recorder->advance(now_ps / 1000);
+    // --trace: its room is checked every 1024 lines; a stop ends it too.
+    if (dp_->decision_log() && !trace_meter.fits(*log, budget, now_ps / 1000))
+      dp_->set_decision_log(nullptr);
+    clock.begin_event(now_ps);
+
+    if (departure) {
+      const uint16_t port = static_cast<uint16_t>(out);
+      uint64_t start = 0;
+      if (rte_mbuf* m = clock.depart(port, now_ps, &start)) {
+        const uint64_t ts = t0.ns + start / 1000;
+        if (watch) watch->depart(port, m, start / 1000, record.pcapng ? &comment : nullptr);
+        const uint8_t* bytes = mbuf_bytes(m, scratch.data());
+        if (!budget.own(sinks[port].write(ts, bytes, m->pkt_len, comment)))
+          throw ReplayError("the outputs passed --max-output " + format_bytes(record.max_output) +
+                            " at " + human_duration_ns(static_cast<double>(start / 1000)) +
+                            " of virtual time (the port pcaps alone: " +
+                            human_bytes(static_cast<double>(budget.own_bytes())) +
+                            "); nothing was written: a larger --max-output");
+        ParsedPacket departed;
+        if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
+          reorder_.observe(departed);
+          // A PFC frame the switch sent: the device on that link will honour it.
+          if (departed.kind == L3Kind::kMacControl && departed.mac_control_opcode == kPfcOpcode &&
+              sender_of[port]) {
+            sender_of[port]->receive_pfc(start, m->pkt_len, departed.pfc_class_enable,
+                                         departed.pfc_quanta);
+            refresh_sender(*sender_of[port]);
+          }
+        }
+        stats_.last_ns = std::max(stats_.last_ns, ts);
+        mbuf_free(m);
+      }
+      continue;
+    }
+
+    // Arrival: the frame's first bit reaches the switch at now_ps.
+    const UpstreamSender::Frame& f = in->send();
+    if (!dp_->link_up(in->port())) {  // lost on a wire that is down
+      ++lost_link_down_[in->port()];
+      refresh_sender(*in);
+      continue;
+    }
+    const uint32_t len = static_cast<uint32_t>(f.bytes.size());
+    rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
+    if (watch) watch->arrive(in->port(), m, len, now_ps / 1000);
+    clock.arrive(in->port(), m, len, now_ps);
+    refresh_sender(*in);
+  }
+  upstream_ = Json::array();
+  for (auto& s : senders) {
+    Json u;
+    u["port"] = s->port();
+    u["frames_delayed_by_pause"] = s->held_frames();
+    Json paused = Json::array();
+    for (int p = 0; p < kPfcPriorities; ++p)
+      paused.push_back(s->pause().pause_ns(p, UINT64_MAX / 2) / 1000);
+    u["paused_us"] = paused;
+    u["frames_lost_link_down"] = lost_link_down_[s->port()];
+    upstream_.push_back(u);
+  }
+
+  // 5. Close, write the counters, and move everything into place at once.
+  for (uint16_t id : cfg.port_ids) sinks[id].close();
+  if (log) log->close();
+  if (recorder) {
+    try {
+      recorder->finish(stats_.last_ns - t0.ns);
+    } catch (const std::runtime_error& e) {
+      throw ReplayError(e.what());
+    }
+  }
+  write_json(out->staged("counters.json"), counters());
+  RunManifest manifest;
+  manifest.kind = "replay";
+  manifest.t0_ns = t0.ns;
+  manifest.end_ns = stats_.last_ns;
+  manifest.interval_ns = record.timeline_ns;
+  manifest.outputs = names;
+  manifest.switches.push_back(run_manifest_switch(cfg.params.sw.name, cfg));
+  Json ins = Json::array();
+  for (const ReplayInput& in : inputs) ins.push_back({{"port", in.port}, {"path", in.path}});
+  manifest.extra["inputs"] = ins;
+  if (budget.stopped()) {  // --max-output: where the recordings end
+    manifest.extra["recording_stopped"] = {{"t_ns", t0.ns + budget.stopped_ns()},
+                                           {"max_output_bytes", budget.cap()}};
+    stats_.recording_stopped = true;
+    stats_.recording_stopped_ns = budget.stopped_ns();
+  }
+  write_json(out->staged("run.json"), run_manifest_json(manifest));
+  check_run_interrupt();  // the last moment: once moving, the outputs land
+  try {
+    out->commit(names);
+  } catch (const OutputDirError& e) {
+    throw ReplayError(e.what());
+  }
+  return stats_;
+}
+
+}  // namespace rocelb

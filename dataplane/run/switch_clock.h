@@ -1,0 +1,89 @@
+// One switch in virtual time: when each of its ports next wants the wire,
+// and what an arrival, a departure or a link change does to those times.
+// The replay run (one switch fed by pcaps) and the fabric run (many
+// switches and NICs) drive the same Dataplane the same way through it:
+//
+//   begin_event(now)     before any event of this switch: load meters
+//                        sampled, PFC refreshes due now polled (only a port
+//                        asserting XOFF can owe one, unless thresholds are
+//                        dynamic)
+//   arrive(port, m, now) the pipeline on one frame; the ingress port and
+//                        every port the frame was queued on are re-polled
+//                        (an XOFF crossing) and rescheduled
+//   depart(port, now)    at most one frame off the port (a due PFC frame
+//                        first), counted as transmitted; the port and the
+//                        ingress ports whose held bytes it released are
+//                        rescheduled (an XON may be owed)
+//   link(port, up, now)  a link fault; a downed port flushes at its next look
+//   set_unlinked(port)   a port with nothing connected (a fabric port no
+//                        link of the topology names): what it sends is
+//                        counted as dropped `no_link`, not transmitted
+//
+// A port's next time only moves earlier when another port's event touches
+// it; at that time depart() finds nothing to send and reschedules it. Ports
+// whose time changed since the last take_changed() are reported as a bit
+// mask, so a caller with many switches keeps one event heap.
+//
+// Knobs: none (the Dataplane's config). Counters: none of its own; the
+// Dataplane counts everything (PortTx::count_tx on each departure).
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <array>
+#include <cstdint>
+
+#include "dataplane/forward/dataplane.h"
+
+namespace rocelb {
+
+class SwitchClock {
+ public:
+  static constexpr uint64_t kNever = UINT64_MAX;
+
+  explicit SwitchClock(Dataplane& dp);
+
+  // Every link up, every port idle.
+  void reset();
+
+  void begin_event(uint64_t now_ps);
+  // `m` null: the frame found no buffer (counted as received and dropped
+  // `no_buffer` on `port`).
+  void arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_ps);
+  // The frame that starts on `port`'s wire at *start_ps, or nullptr. The
+  // caller owns it (writes, forwards or frees it). On an unlinked port the
+  // frame is freed and counted dropped `no_link` (the observer told), and
+  // nullptr returned.
+  rte_mbuf* depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps);
+  void link(uint16_t port, bool up, uint64_t now_ps);
+  // Nothing is connected to `port` (for good: reset() keeps it).
+  void set_unlinked(uint16_t port) { unlinked_ |= uint64_t{1} << port; }
+
+  // When `port` should be looked at next (kNever: nothing to do).
+  uint64_t next_ps(uint16_t port) const { return next_[port]; }
+  // The earliest port's time and that port (-1 when every port is idle);
+  // ties go to the lower port.
+  int earliest(uint64_t* at_ps) const;
+  // Ports whose next_ps changed since the last call.
+  uint64_t take_changed() {
+    uint64_t c = changed_;
+    changed_ = 0;
+    return c;
+  }
+
+  Dataplane& dataplane() { return dp_; }
+
+ private:
+  // Polls the touched ports and moves their times earlier where they have
+  // new work; `skip` is left alone.
+  void reschedule(uint64_t touched, uint64_t now_ps, int skip);
+  void set_next(uint16_t port, uint64_t at_ps);
+
+  Dataplane& dp_;
+  std::array<uint64_t, kMaxPorts> next_{};
+  uint64_t changed_ = 0;
+  uint64_t unlinked_ = 0;   // ports with nothing connected
+  uint8_t suppressed_ = 0;  // PFC storm suppression as of begin_event()
+};
+
+}  // namespace rocelb
