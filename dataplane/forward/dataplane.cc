@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "control/restart_keys.h"
 #include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/tsan.h"
 
@@ -142,30 +143,9 @@ std::unique_ptr<Epoch> Dataplane::make_epoch(std::unique_ptr<SwitchConfig> cfg,
 
 void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
   const SwitchConfig& cur = config();
-  if (next->port_ids != cur.port_ids)
-    throw std::invalid_argument(
-        "the set of ports changed: restart the switch to add or remove ports");
-  for (uint16_t id : next->port_ids)
-    if (next->ports[id].device != cur.ports[id].device)
-      throw std::invalid_argument("ports[" + std::to_string(id) +
-                                  "].device changed: restart the switch to change a device");
-  // The XDP program and the link source are chosen when the device starts
-  // (xdp/xdp_steering.h, live_run.cc).
-  for (uint16_t id : next->port_ids) {
-    const PortParams* a = next->params.find_port(id);
-    const PortParams* b = cur.params.find_port(id);
-    if (a && b && a->xdp_steering != b->xdp_steering)
-      throw std::invalid_argument("ports[" + std::to_string(id) +
-                                  "].xdp_steering changed: restart the switch to change it");
-    if (a && b && a->link_detect != b->link_detect)
-      throw std::invalid_argument("ports[" + std::to_string(id) +
-                                  "].link_detect changed: restart the switch to change it");
-  }
-  // The device's own MTU is set when it starts (live_run.cc).
-  for (uint16_t id : next->port_ids)
-    if (next->ports[id].mtu != cur.ports[id].mtu)
-      throw std::invalid_argument("ports[" + std::to_string(id) +
-                                  "].mtu changed: restart the switch to change an MTU");
+  // What a device fixes when it starts (control/restart_keys.h).
+  if (const std::string why = restart_needed(cur.params, next->params); !why.empty())
+    throw std::invalid_argument(why);
   std::unique_ptr<Epoch> fresh = make_epoch(std::move(next), owned_.get());
   Epoch* old = owned_.release();
   owned_ = std::move(fresh);

@@ -277,8 +277,7 @@ TEST_F(Live, ChangesThatNeedARestartAreRefused) {
     }
     return "applied";
   };
-  EXPECT_EQ(refused("ports[1].mtu=9000"),
-            "ports[1].mtu changed: restart the switch to change an MTU");
+  EXPECT_EQ(refused("ports[1].mtu=9000"), "ports[1].mtu changed: restart the switch to change it");
   EXPECT_EQ(refused("ports[2].link_detect=off"),
             "ports[2].link_detect changed: restart the switch to change it");
   EXPECT_EQ(refused("ports[2].link_detect=auto"), "applied");  // the default: no change
