@@ -53,6 +53,7 @@ struct PortParams {
   std::optional<SchedulerParams> scheduler;  // overrides qos.scheduler for this port
   XdpSteeringMode xdp_steering = XdpSteeringMode::kOff;
   LinkDetect link_detect = LinkDetect::kAuto;
+  bool operator==(const PortParams&) const = default;
 };
 
 // Device kinds the switch treats apart, by the driver name a device string
@@ -73,17 +74,20 @@ struct RouteParams {
   std::string group;  // kGroup: name in groups
   uint16_t port = 0;  // kPort: destination resolved through neighbors on this port
   IpAddr via;         // kVia: one next hop, a configured neighbor
+  bool operator==(const RouteParams&) const = default;
 };
 
 struct NeighborParams {
   IpAddr ip;
   MacAddr mac;
   uint16_t port = 0;
+  bool operator==(const NeighborParams&) const = default;
 };
 
 struct GroupMemberParams {
   IpAddr via;           // a configured neighbor: gives the egress port and MAC
   uint32_t weight = 1;  // used by weighted modes
+  bool operator==(const GroupMemberParams&) const = default;
 };
 
 // groups.<name>.bpf, for mode bpf: the user's policy (lb/bpf/README.md).
@@ -106,6 +110,7 @@ struct GroupParams {
   // seed: every knob is accepted whatever the mode; see lb/lb_knobs.h.
   LbKnobs knobs;
   BpfParams bpf;  // mode bpf only
+  bool operator==(const GroupParams&) const = default;
 };
 
 enum class Trust : uint8_t { kDscp, kPcp };
@@ -121,11 +126,13 @@ struct QosParams {
   // watchdog (pfc_watchdog). The config treats PFC priority p and traffic
   // class p as one: pfc_enable: [3] makes class 3 lossless.
   LosslessParams lossless;
+  bool operator==(const QosParams&) const = default;
 };
 
 struct SwitchParams {
   std::string name = "rocelb";
   uint64_t hash_seed = 0;  // per-switch ECMP seed: two switches in a row don't polarize
+  bool operator==(const SwitchParams&) const = default;
 };
 
 // The control socket rocelb-dp run serves (control/control-protocol.md).
@@ -146,12 +153,14 @@ struct LimitsParams {
   // The whole config's memory estimate must stay under this: 4 GB unless
   // `limits.max_memory` says otherwise.
   uint64_t max_memory_bytes = 4'000'000'000;
+  bool operator==(const LimitsParams&) const = default;
 };
 
 struct ConfigParams {
   std::string source;  // file name, for messages
   // Each override (--set, rocelbctl set) applied to the file, in order: the
-  // topmost path it created or replaced, and its text ("KEY=VALUE").
+  // topmost path it created or replaced, and who set what ("--set KEY=VALUE",
+  // "rocelbctl set KEY=VALUE").
   std::vector<std::pair<std::string, std::string>> set_by;
   SwitchParams sw;
   ControlParams control;
@@ -163,10 +172,16 @@ struct ConfigParams {
   QosParams qos;
 
   // Where `path` (or, failing that, one of `related`) got its value, for a
-  // message about it found after validation: "--set KEY=VALUE" for the last
-  // override that wrote it, else the source file.
+  // message about it found after validation: "--set KEY=VALUE" (or
+  // "rocelbctl set KEY=VALUE") for the last override that wrote it, else the
+  // source file.
   std::string origin_of(const std::string& path,
                         const std::vector<std::string>& related = {}) const;
+  // The same settings, wherever they came from (source and set_by aside).
+  bool same_settings(const ConfigParams& o) const {
+    return sw == o.sw && control == o.control && limits == o.limits && ports == o.ports &&
+           routes == o.routes && neighbors == o.neighbors && groups == o.groups && qos == o.qos;
+  }
 
   const PortParams* find_port(uint16_t id) const {
     for (const auto& p : ports)
