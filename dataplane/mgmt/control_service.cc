@@ -52,6 +52,18 @@ std::string bpf_group_of(const std::string& key) {
   return key == bpf || path_within(key, bpf + ".program") ? group : "";
 }
 
+// The overrides in effect, each with who gave it, as errors name it: the
+// command line's "--set", or a client's "rocelbctl set".
+std::vector<ConfigOverride> overrides_with_origin(const RunningConfigText& t) {
+  std::vector<ConfigOverride> out;
+  for (const std::string& o : t.overrides) {
+    const bool startup =
+        std::find(t.startup_sets.begin(), t.startup_sets.end(), o) != t.startup_sets.end();
+    out.push_back({o, startup ? "--set" : "rocelbctl set"});
+  }
+  return out;
+}
+
 }  // namespace
 
 uint64_t ControlService::publish(const ConfigParams& params, const ControlPeer* peer,
@@ -172,7 +184,8 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
       next.overrides.clear();
       what = "apply (" + std::to_string(req.config.size()) + " bytes)";
     }
-    const ConfigParams params = load_config_text(next.text, next.source, next.overrides, memory_);
+    const ConfigParams params =
+        load_config_with(next.text, next.source, overrides_with_origin(next), memory_);
     // Who may connect and how many: only root changes that.
     if (peer.uid != 0 && !(params.control == live_.dataplane().config().params.control))
       throw ConfigError((req.verb == ControlVerb::kSet ? req.key : std::string("control")) +
@@ -191,17 +204,7 @@ std::string ControlService::handle(const ParsedRequest& req, const ControlPeer& 
     return reply_ok(req.id, r);
   } catch (const std::exception& e) {
     ++stats_.writes_refused;
-    // The loader names an override "--set KEY=VALUE"; one a client set is
-    // "rocelbctl set KEY=VALUE".
-    std::string why = e.what();
-    const std::vector<std::string>& sets =
-        req.verb == ControlVerb::kSet ? next.overrides : running_.overrides;
-    for (const std::string& o : sets) {
-      const bool startup = std::find(running_.startup_sets.begin(), running_.startup_sets.end(),
-                                     o) != running_.startup_sets.end();
-      const std::string cli = "--set " + o + ":";
-      if (!startup && why.rfind(cli, 0) == 0) why = "rocelbctl set " + why.substr(6);
-    }
+    const std::string why = e.what();
     std::cerr << "rocelb-dp: control: " << what << " by " << who << " refused: " << why << "\n";
     return reply_error(req.id, why);
   }

@@ -329,6 +329,30 @@ TEST(ConfigOverrideErrors, LastOverrideOfAPathIsNamed) {
             "--set qos={trust: none}: qos.trust: \"none\": must be one of dscp, pcp");
 }
 
+// An override names who gave it: a client's `set` is "rocelbctl set", and
+// an error blames the override that made the value, whoever gave it.
+TEST(ConfigOverrideErrors, AnOverrideIsNamedByWhoGaveIt) {
+  auto error_with = [](const std::vector<ConfigOverride>& sets) -> std::string {
+    try {
+      load_config_with(Doc().text(), test::kSource, sets);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_with({{"ports[0].speed=2T", "rocelbctl set"}}),
+            "rocelbctl set ports[0].speed=2T: ports[0].speed: \"2T\": must be a speed 1M .. 1.6T");
+  EXPECT_EQ(error_with({{"ports[0].speed=2T", "--set"}, {"switch.name=a", "rocelbctl set"}}),
+            "--set ports[0].speed=2T: ports[0].speed: \"2T\": must be a speed 1M .. 1.6T");
+  EXPECT_EQ(error_with({{"ports[9].speed=25G", "rocelbctl set"}}),
+            "rocelbctl set ports[9].speed=25G: ports[9]: index out of range (2 items)");
+  const ConfigParams p =
+      load_config_with(Doc().text(), test::kSource,
+                       {{"switch.name=a", "--set"}, {"switch.name=b", "rocelbctl set"}});
+  EXPECT_EQ(p.origin_of("switch.name"), "rocelbctl set switch.name=b");
+  EXPECT_EQ(p.origin_of("ports[0]"), "x.yaml");
+}
+
 // A mistyped group name under --set makes a new group without members: the
 // error says that no such group is in the file, and which one is.
 TEST(ConfigOverrideErrors, AMistypedGroupIsANewGroupWithoutMembers) {
