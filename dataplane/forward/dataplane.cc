@@ -49,10 +49,11 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     throw std::runtime_error("cannot set up RCU for config swaps: " +
                              std::string(rte_strerror(rte_errno)));
 
+  pfc_ = std::make_unique<PfcGenerator>(kMaxPorts);
   const std::string tag = "rl" + std::to_string(seq) + "_";
   for (uint16_t id : config->port_ids) {
     const PortConfig& pc = config->ports[id];
-    auto t = std::make_unique<PortTx>();
+    auto t = std::make_unique<PortTx>(id, *pfc_);
     for (int c = 0; c < kNumTrafficClasses; ++c) {
       t->queues[c].init(tag + "q" + std::to_string(id) + "_" + std::to_string(c), ring_capacity,
                         nw == 1);
@@ -65,7 +66,6 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     t->load = LoadMeter(pc.load_interval_ns, pc.load_alpha_q16);
     tx_[id] = std::move(t);
   }
-  pfc_ = std::make_unique<PfcGenerator>(kMaxPorts);
   owned_ = make_epoch(std::move(config), nullptr);
   epoch_.store(owned_.get(), std::memory_order_release);
   // Every worker starts on the first epoch, as if it had adopted it.
@@ -77,23 +77,6 @@ Dataplane::~Dataplane() {
   for (auto& t : tx_)
     if (t && t->pause_inbox) rte_free(t->pause_inbox);  // alloc_ring: no memzone
   rte_free(rcu_);
-}
-
-void Dataplane::configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port) {
-  const PortConfig& pc = cfg.ports[port];
-  t.scheduler.configure(pc.strict_mask, pc.quantum);
-  t.shaper.configure(pc.speed_bps, shaper_burst_ps_);
-  t.load.reconfigure(pc.load_interval_ns, pc.load_alpha_q16);
-  const QosConfig& q = cfg.qos;
-  for (int c = 0; c < kNumTrafficClasses; ++c) {
-    t.watchdog[c].set_params(q.watchdog);
-    t.wred_dequeue_retired[c].add(t.wred_dequeue[c].counters());
-    t.wred_dequeue[c] =
-        !q.mark_at_enqueue && q.wred[c].enabled
-            ? WredMarker(q.wred[c],
-                         WredMarker::seed_for(q.seed, port, static_cast<uint8_t>(c), 0xffff))
-            : WredMarker();
-  }
 }
 
 void Dataplane::rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cfg) {
@@ -117,7 +100,7 @@ const Epoch& Dataplane::adopt(unsigned w) {
   const SwitchConfig& cfg = *e->config;
   rebuild_wred(w, ws, cfg);
   for (uint16_t port : cfg.port_ids)
-    if (owner_[port] == w) configure_port(*tx_[port], cfg, port);
+    if (owner_[port] == w) tx_[port]->configure(cfg, shaper_burst_ps_);
   return *e;
 }
 
@@ -197,28 +180,33 @@ void Dataplane::worker_offline(unsigned w) {
 uint64_t Dataplane::flush() {
   uint64_t n = 0;
   for (uint16_t port = 0; port < kMaxPorts; ++port) {
-    const auto& t = tx_[port];
-    if (!t) continue;
-    PortCounters& pc = workers_[owner_[port]]->port[port];
-    for (uint8_t c = 0; c < t->queues.size(); ++c) {
-      EgressQueue& q = t->queues[c];
-      // Each one still counts as held on its ingress port (pfc.add happened
-      // at enqueue) and as received: release it and count the drop, so the
-      // counters still add up after a stop.
-      while (rte_mbuf* m = q.peek()) {
-        q.take();
-        pfc_->release(m->port, c, m->pkt_len);
-        pc.drop(DropReason::flushed);
-        mbuf_free(m);
-        ++n;
-      }
-      q.commit();
-    }
-    PauseEvent ev;
-    while (t->pause_inbox && rte_ring_sc_dequeue_elem(t->pause_inbox, &ev, sizeof ev) == 0) {
-    }
+    if (!tx_[port]) continue;
+    const uint64_t flushed = tx_[port]->flush();
+    workers_[owner_[port]]->port[port].drop(DropReason::flushed, flushed);
+    n += flushed;
   }
   return n;
+}
+
+bool Dataplane::receive_pause(unsigned w, uint16_t port, const PauseEvent& ev) {
+  PortTx& t = *tx_[port];
+  if (owner_[port] == w) {
+    t.apply_pause(*workers_[w]->epoch->config, ev);
+    return true;
+  }
+  ROCELB_TSAN_RELEASE(t.pause_inbox);
+  return rte_ring_mp_enqueue_elem(t.pause_inbox, const_cast<PauseEvent*>(&ev), sizeof ev) == 0;
+}
+
+void Dataplane::set_observer(PacketObserver* obs) {
+  obs_ = obs;
+  for (auto& t : tx_)
+    if (t) t->set_observer(obs);
+}
+
+void Dataplane::set_control_pool(rte_mempool* pool) {
+  for (auto& t : tx_)
+    if (t) t->set_control_pool(pool);
 }
 
 Snapshot Dataplane::snapshot() const {

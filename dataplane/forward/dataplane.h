@@ -1,8 +1,8 @@
 // The running switch: the egress side of every port (eight queues, a
 // scheduler, a shaper, a transmit-load meter, received-pause state), the
 // state each worker lcore owns, and the current Epoch: the immutable config
-// with, per worker, one load-balancing engine per group. Both engines
-// (replay, live) drive it the same way: at the top of its loop a worker
+// with, per worker, one load-balancing engine per group. Every run driver
+// (replay, fabric, live; dataplane/run/) drives it the same way: at the top of its loop a worker
 // adopts the current epoch (adopt()), runs the pipeline on received bursts
 // (process_burst(), pipeline.h), and for each port it owns calls tx_poll()
 // and dequeue() to take what the scheduler and shaper allow right now.
@@ -18,7 +18,7 @@
 //
 // One writer for every piece of state:
 //   WorkerState          its worker (readers sum its Counters)
-//   PortTx               the port's TX owner (set_tx_owner), including the
+//   PortTx (port_tx.h)   the port's TX owner (set_tx_owner), including the
 //                        received-pause state: a PFC or PAUSE frame received
 //                        by another worker reaches the owner as a message
 //                        through the port's pause inbox (an MPSC ring)
@@ -50,14 +50,10 @@
 #include "dataplane/forward/egress_queue.h"
 #include "dataplane/forward/lcore_stats.h"
 #include "dataplane/forward/packet_observer.h"
-#include "dataplane/forward/port_scheduler.h"
-#include "dataplane/forward/shaper.h"
+#include "dataplane/forward/port_tx.h"
 #include "dataplane/forward/switch_config.h"
 #include "lb/lb_engine.h"
-#include "lb/load_meter.h"
-#include "pfc/pause_receiver.h"
 #include "pfc/pfc_generator.h"
-#include "pfc/pfc_watchdog.h"
 #include "pfc/wred.h"
 
 struct rte_rcu_qsbr;
@@ -80,7 +76,7 @@ struct alignas(64) WorkerState {
   // initialise it: parse results, and one group's members per burst.
   std::array<ParsedPacket, 32> parsed;
   std::array<MemberPath, kMaxLbMembers> paths{};
-  // Egress ports this worker handed packets to since the replay engine
+  // Egress ports this worker handed packets to since the switch clock
   // last looked (it reschedules only those ports).
   uint64_t enqueued_ports = 0;
   LcoreStats lcore;
@@ -97,92 +93,6 @@ struct Epoch {
   std::unique_ptr<SwitchConfig> config;
   uint64_t generation = 0;
   std::vector<WorkerLb> workers;
-};
-
-// A PFC or 802.3x PAUSE frame received on a port, on its way to the port's
-// TX owner (the one writer of its pause state).
-struct PauseEvent {
-  uint64_t now_ns = 0;
-  std::array<uint16_t, kPfcPriorities> quanta{};  // PAUSE: quanta[0]
-  uint8_t class_enable = 0;                       // PFC: priorities the frame sets
-  uint8_t is_pause = 0;                           // 1: 802.3x PAUSE (every priority)
-  uint8_t pad[6] = {};
-};
-static_assert(sizeof(PauseEvent) == 32);
-
-// The egress side of one port, driven only by its transmitting lcore.
-struct PortTx {
-  std::array<EgressQueue, kNumTrafficClasses> queues;
-  std::array<EgressQueue*, kNumTrafficClasses> queue_ptrs{};
-  PortScheduler scheduler;
-  Shaper shaper;
-  LoadMeter load{16'000, 16384};
-  std::atomic<uint64_t> load_bps{0};  // the meter's EWMA, published for other lcores
-  PauseReceiver pause;              // PFC received on this port: which of its classes may not send
-  rte_ring* pause_inbox = nullptr;  // PauseEvents from workers that are not the owner
-  std::array<WredMarker, kNumTrafficClasses> wred_dequeue{};  // qos.ecn_mark: dequeue
-  std::array<WredCounters, kNumTrafficClasses> wred_dequeue_retired{};
-  uint8_t blocked = 0;       // classes paused by received PFC (as of the last dequeue)
-  bool pfc_pending = false;  // a PFC frame to send ahead of all data
-  PfcFrameRequest pfc_request;
-  // PFC watchdog of each lossless class (the TX owner polls it).
-  std::array<PfcWatchdog, kNumTrafficClasses> watchdog;
-  uint64_t watchdog_next_ns = 0;
-  std::atomic<uint8_t> storm_drop{0};  // classes whose arrivals are dropped (action drop)
-  uint8_t storm_counted = 0;           // priorities this port counts in PfcGenerator storms
-  // Ingress ports whose PFC held bytes this port's dequeues released since
-  // the replay engine last looked (it re-polls only those ports' PFC state).
-  uint64_t released_ports = 0;
-  alignas(64) Counter tx_packets;
-  Counter tx_bytes;
-  Counter pfc_frames_sent;
-  Counter wred_dequeue_drops;
-  Counter watchdog_drops;
-  Counter tx_failed;        // frames the device refused for tx_stall_ns (live), or held at stop
-  Counter link_down_drops;  // queued when the link went down (flushed by the owner)
-  // Gauge: frames dequeued and handed to the device that it has not taken
-  // yet (live: the TX owner's pending list; 0 in replay).
-  Counter awaiting_device;
-
-  // Counting order. A frame leaves one place before it is counted in the
-  // next (queue depth, then awaiting_device, then tx or a TX-side drop), and
-  // a release fence sits between the two; Dataplane::snapshot() reads in the
-  // opposite order, so a read under traffic never counts a frame twice.
-  void set_awaiting(uint16_t n) {
-    std::atomic_thread_fence(std::memory_order_release);
-    awaiting_device = n;
-  }
-  void count_tx_failed() {
-    std::atomic_thread_fence(std::memory_order_release);
-    ++tx_failed;
-  }
-  // The engine calls these once frames are really on the wire (or in the pcap).
-  void count_tx(uint32_t bytes) {
-    std::atomic_thread_fence(std::memory_order_release);
-    ++tx_packets;
-    tx_bytes += bytes;
-    load.on_tx(bytes + kWireOverheadBytes);  // wire bytes: a full link reads as its speed
-  }
-  void count_tx_burst(uint32_t packets, uint64_t bytes) {
-    std::atomic_thread_fence(std::memory_order_release);
-    tx_packets += packets;
-    tx_bytes += bytes;
-    load.on_tx(bytes + uint64_t{packets} * kWireOverheadBytes);
-  }
-  // Closes a load sampling interval if one has passed (the owner calls it).
-  void sample_load(uint64_t now_ns) {
-    if (load.sample(now_ns)) load_bps.store(load.load_bps(), std::memory_order_relaxed);
-  }
-  uint64_t depth_bytes() const {
-    uint64_t d = 0;
-    for (const auto& q : queues) d += q.depth_bytes();
-    return d;
-  }
-  bool empty() const {
-    for (const auto& q : queues)
-      if (!q.empty()) return false;
-    return true;
-  }
 };
 
 struct Snapshot {
@@ -248,25 +158,31 @@ class Dataplane {
   // from its inbox and asks the PFC generator whether a PFC frame must go
   // out on `port` now (then dequeue() sends it before any data). True when
   // a PFC frame became due.
-  bool tx_poll(uint16_t port, uint64_t now_ns);
+  bool tx_poll(uint16_t port, uint64_t now_ns) {
+    return tx_[port]->poll(owner_config(port), workers_.size() > 1, now_ns);
+  }
 
   // Takes up to `max` frames from `port` that may start by `now_ps`, in the
   // scheduler's order, charging the shaper; start_ps[i] gets each frame's
   // first-bit time. The caller owns the mbufs and counts what it really
   // transmits (PortTx::count_tx / count_tx_burst).
   uint16_t dequeue(uint16_t port, uint64_t now_ps, rte_mbuf** out, uint64_t* start_ps,
-                   uint16_t max);
+                   uint16_t max) {
+    return tx_[port]->dequeue(owner_config(port), link_up(port), now_ps, out, start_ps, max);
+  }
 
   // When `port` should be looked at again after dequeue() at now_ps: the
   // wire is free, or a received pause ends (UINT64_MAX: nothing queued).
-  uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const;
+  uint64_t next_tx_ps(uint16_t port, uint64_t now_ps) const {
+    return tx_[port]->next_tx_ps(owner_config(port), link_up(port), now_ps);
+  }
 
   // PFC generation: per (ingress port, priority) bytes held in egress
   // queues, XOFF/XON decisions. Always there, with or without a lossless
   // priority, so that pfc_enable can change live.
   PfcGenerator& pfc() const { return *pfc_; }
   // Where generated PFC frames come from (replay and live set their pool).
-  void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
+  void set_control_pool(rte_mempool* pool);
 
   // Frees every queued mbuf (and pause messages), releasing their PFC held
   // bytes and counting each as a `flushed` drop on its egress port (on the
@@ -299,16 +215,12 @@ class Dataplane {
 
   // Replay and fabric: every packet event is told here (null: none;
   // packet_observer.h).
-  void set_observer(PacketObserver* obs) { obs_ = obs; }
+  void set_observer(PacketObserver* obs);
   PacketObserver* observer() const { return obs_; }
 
  private:
   std::unique_ptr<Epoch> make_epoch(std::unique_ptr<SwitchConfig> cfg, const Epoch* previous);
-  void configure_port(PortTx& t, const SwitchConfig& cfg, uint16_t port);
   void rebuild_wred(unsigned w, WorkerState& ws, const SwitchConfig& cfg);
-  void apply_pause(PortTx& t, const SwitchConfig& cfg, uint16_t port, const PauseEvent& ev);
-  void watchdog_poll(PortTx& t, uint16_t port, const SwitchConfig& cfg, uint64_t now_ns);
-  void flush_link_down(PortTx& t, uint16_t port, uint64_t now_ns);
   const SwitchConfig& owner_config(uint16_t port) const {
     return *workers_[owner_[port]]->epoch->config;
   }
@@ -316,7 +228,6 @@ class Dataplane {
   DecisionLog* log_ = nullptr;
   PacketObserver* obs_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;
-  rte_mempool* control_pool_ = nullptr;
   std::unique_ptr<Epoch> owned_;  // what epoch_ points to
   std::atomic<Epoch*> epoch_{nullptr};
   uint64_t shaper_burst_ps_ = 0;
