@@ -30,24 +30,35 @@ std::string kind_text(const KeySpec& k) {
     case KeyKind::kMap:
       return "a map";
     case KeyKind::kMapOf: {
-      const std::string key = k.unit.empty() ? "" : " " + std::string(k.unit);
-      if (k.hi == 0) return "a map by" + (key.empty() ? std::string(" name") : key);
-      return "a map by" + key + " " + std::to_string(k.lo < 0 ? 0 : k.lo) + ".." +
-             std::to_string(k.hi);
+      std::string out = "a map by ";
+      out += k.unit.empty() ? "name" : k.unit;
+      if (k.hi > 0) {
+        out += ' ';
+        out += std::to_string(k.lo < 0 ? 0 : k.lo);
+        out += "..";
+        out += std::to_string(k.hi);
+      }
+      return out;
     }
     case KeyKind::kList: {
       if (k.hi == 0) return "a list";
-      const std::string items = k.unit.empty() ? " items" : " " + std::string(k.unit);
-      if (uint64_t(k.lo) == k.hi) return "a list of " + std::to_string(k.hi) + items;
-      if (k.lo <= 0) return "a list of at most " + std::to_string(k.hi) + items;
-      return "a list of " + std::to_string(k.lo) + ".." + std::to_string(k.hi) + items;
+      std::string out = "a list of ";
+      if (uint64_t(k.lo) == k.hi)
+        out += std::to_string(k.hi);
+      else if (k.lo <= 0)
+        out += "at most " + std::to_string(k.hi);
+      else
+        out += std::to_string(k.lo) + ".." + std::to_string(k.hi);
+      out += ' ';
+      out += k.unit.empty() ? "items" : k.unit;
+      return out;
     }
     case KeyKind::kBool:
       return "true or false";
     case KeyKind::kName:
       return "a name ([A-Za-z0-9_.-], 1..64 characters)";
     case KeyKind::kString:
-      return "a string";
+      return k.unit.empty() ? "a string" : std::string(k.unit);
     case KeyKind::kOther:
       return std::string(k.unit.empty() ? "a value" : k.unit);
     default:
@@ -218,7 +229,14 @@ std::string schema_markdown(const KeySchema& schema) {
       out += "| key | value | default | applies | what it does |\n";
       out += "|---|---|---|---|---|\n";
     }
-    std::string def = k.required ? "required" : k.def.empty() ? "" : "`" + std::string(k.def) + "`";
+    std::string def;
+    if (k.required) {
+      def = "required";
+    } else if (!k.def.empty()) {
+      def = "`";
+      def += k.def;
+      def += '`';
+    }
     out += "| `" + cell(k.path) + "` | " + cell(kind_text(k)) + " | " + cell(def) + " | " +
            applies_text(k.applies) + " | " + cell(k.help) + " |\n";
   }
