@@ -219,13 +219,24 @@ std::string rule_text(const KeySpec& k) {
 }
 
 std::string schema_markdown(const KeySchema& schema) {
+  // A top-level key with rows below it is a section of its own; a run of
+  // top-level keys without (a topology's leaves, spines, ...) shares one
+  // table without a heading.
+  auto has_rows_below = [&](std::string_view top) {
+    for (const KeySpec& k : schema.keys)
+      if (k.path.size() > top.size() && k.path.substr(0, top.size()) == top &&
+          (k.path[top.size()] == '.' || k.path[top.size()] == '['))
+        return true;
+    return false;
+  };
   std::string out;
   std::string_view section = "\x01";
   for (const KeySpec& k : schema.keys) {
     const std::string_view top = k.path.substr(0, k.path.find_first_of(".["));
-    if (top != section) {
-      section = top;
-      out += "\n### `" + std::string(top) + "`\n\n";
+    const bool own = has_rows_below(top);
+    if (own ? top != section : !section.empty()) {
+      section = own ? top : std::string_view();
+      out += own ? "\n### `" + std::string(top) + "`\n\n" : "\n";
       out += "| key | value | default | applies | what it does |\n";
       out += "|---|---|---|---|---|\n";
     }

@@ -106,7 +106,9 @@ std::string duration_text(uint64_t ns);
 std::string bytes_text(uint64_t bytes);
 
 // The reference page of one schema in Markdown: one table per top-level
-// section, a row per key (path, value, default, applies, help).
+// section (a run of top-level keys with nothing below them shares one
+// table, without a heading), a row per key (path, value, default,
+// applies, help).
 std::string schema_markdown(const KeySchema& schema);
 
 }  // namespace rocelb

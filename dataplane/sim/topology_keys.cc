@@ -67,7 +67,8 @@ constexpr KeySpec kGeneratedKeys[] = {
               .kind = KeyKind::kString,
               .help = "the config every switch starts from (its QoS, PFC/ECN and "
                       "groups.uplinks settings), relative to the topology file; default: the "
-                      "embedded default config"}),
+                      "embedded default config",
+              .unit = "a file path"}),
     kNicRow,
 };
 
@@ -85,6 +86,7 @@ constexpr KeySpec kExplicitKeys[] = {
     at_start({.path = "switches.*.config",
               .kind = KeyKind::kString,
               .help = "the switch's config file",
+              .unit = "a file path",
               .required = true}),
     at_start({.path = "links",
               .kind = KeyKind::kList,

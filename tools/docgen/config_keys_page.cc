@@ -3,6 +3,10 @@
 #include <cctype>
 
 #include "control/switch_config_keys.h"
+#include "dataplane/sim/nic_params.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
+#include "tools/gen/scenario.h"
 
 namespace rocelb {
 namespace {
@@ -20,6 +24,51 @@ constexpr ConfigKeysFile kFiles[] = {
      "dynamic PFC thresholds, the memory estimate) are in [config.md](config.md), "
      "[engines.md](engines.md) and [lossless.md](lossless.md).",
      switch_config_schema},
+    {"Topology",
+     "A fabric's topology in the generated form, `rocelb-dp fabric --topology FILE` "
+     "(`configs/fabrics/leaf_spine_*.yaml`): a leaf-spine from its shape, every switch's config "
+     "from `switch_config`, the addresses generated "
+     "([dataplane/sim/README.md](../../dataplane/sim/README.md)). `--set KEY.PATH=VALUE` goes to "
+     "every switch's config (spines skip `groups.*`), `--set NAME:KEY.PATH=VALUE` to switch NAME "
+     "only, `--set nic.KEY=VALUE` to every host's NIC ([its keys](#topology-nic-map)); an error "
+     "a `--set` causes names the `--set`.",
+     topology_schema},
+    {"Topology, explicit form",
+     "A topology file with `switches`, `links` and `hosts` (`configs/fabrics/asymmetric_2x2/`, "
+     "or what `rocelb-dp fabric --export DIR` writes): every switch its own config file, every "
+     "link and host listed, for custom and asymmetric fabrics. What makes the fabric workable "
+     "is checked at load with the key path: a host's port has an IPv4 subnet holding its `ip`, "
+     "which is a neighbor of that switch on that port; a link's ends have one speed; every port "
+     "a route leaves by has a link or a host (`dataplane/sim/topology_explicit.h`).",
+     explicit_topology_schema},
+    {"Topology nic map",
+     "The `nic` map of a topology, either form: every host's RoCE NIC model with NVIDIA's names "
+     "and defaults (where each default comes from: `dataplane/sim/nic_params.h`, `dcqcn.h`). "
+     "`--set nic.KEY=VALUE` changes one key for a run.",
+     nic_schema},
+    {"Workload, flows list",
+     "A fabric run's workload, `rocelb-dp fabric --workload FILE` (`configs/workloads/`), with "
+     "a top-level `flows` list: each flow one RDMA message between two hosts of the topology. "
+     "The other forms have a `type` and the keys below. Every limit the NIC model holds a flow "
+     "to is checked at load (`dataplane/sim/workload.h`).",
+     workload_flows_schema},
+    {"Workload, type poisson",
+     "Open-loop arrivals, the HPCC/ConWeave generator's model: each host an independent Poisson "
+     "source at `load` of its link speed, sizes drawn from a flow-size CDF, destinations "
+     "uniform over the allowed hosts.",
+     workload_poisson_schema},
+    {"Workload, type incast", "Many senders, one receiver, all at once, in one or more rounds.",
+     workload_incast_schema},
+    {"Workload, type all_to_all",
+     "Every ordered pair of distinct hosts, in phases: phase k+1 starts `gap` after every "
+     "phase-k flow finished.",
+     workload_all_to_all_schema},
+    {"Scenario",
+     "A traffic scenario for `rocelb-gen --scenario FILE` (`configs/scenarios/`): RoCEv2 flows "
+     "and PFC frame sources entering a switch's ports, one pcap per port. It is checked against "
+     "the switch config `--config` names (each `in_port` one of its ports; MACs from its "
+     "neighbors); all its frames are sent within 30 days.",
+     scenario_schema},
 };
 
 // A GitHub-style anchor of a heading.
@@ -27,7 +76,7 @@ std::string anchor(std::string_view title) {
   std::string out;
   for (char c : title) {
     const unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u))
+    if (std::isalnum(u) || c == '_')  // GitHub keeps '_' ("all_to_all")
       out += static_cast<char>(std::tolower(u));
     else if (c == ' ' || c == '-')
       out += '-';
