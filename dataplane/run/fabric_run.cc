@@ -24,6 +24,7 @@
 #include "dataplane/record/output_dir.h"
 #include "dataplane/record/run_interrupt.h"
 #include "dataplane/record/run_manifest.h"
+#include "dataplane/record/run_outputs.h"
 #include "dataplane/record/write_file.h"
 #include "dataplane/run/fabric_memory.h"
 #include "dataplane/run/fabric_output_estimate.h"
@@ -54,13 +55,17 @@ enum class Ev : uint8_t {
   kToSwitch,   // a frame's last bit reaches switch a's port b
   kToHost,     // a frame's last bit reaches host a's NIC
   kHostWake,   // host a's NIC asked to be polled
-  kFlowStart,  // flow a starts
+  kFlowStart,  // flow a starts (timetable: whether it is a phase-0 flow at its time)
 };
 
 struct Event {
   uint64_t t = 0;
   uint64_t seq = 0;
   Ev kind = Ev::kPort;
+  // kFlowStart: a phase-0 flow started from the timetable at its own time;
+  // its start pushes the timetable's next flow (a later phase's flow starts
+  // when the phase before it ends, and pushes nothing).
+  bool timetable = false;
   uint32_t a = 0;
   uint32_t b = 0;
   uint32_t len = 0;  // kToSwitch without an mbuf: the frame's length
@@ -109,12 +114,8 @@ std::string port_name(const std::string& sw, uint16_t port) {
   return s;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  try {
-    write_whole_file(path, text);
-  } catch (const std::runtime_error& e) {  // the path and the reason (ENOSPC...)
-    throw FabricError(e.what());
-  }
+[[noreturn]] void fail(const std::string& what) {
+  throw FabricError(what);
 }
 
 uint64_t peak_rss_kb() {
@@ -150,13 +151,34 @@ struct FabricRun::Impl {
   std::vector<std::vector<uint32_t>> phase_flows;
   size_t next_flow = 0;  // the next phase-0 flow to start (flows are in start order)
 
+  std::string comment;              // a departure's pcapng annotation
+  RunRecorder* recorder = nullptr;  // with RecordOptions, while a run runs
+
   void push(uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m = nullptr, uint32_t len = 0) {
-    heap.push(Event{t, seq++, kind, a, b, len, m});
+    heap.push(Event{t, seq++, kind, false, a, b, len, m});
+  }
+  void push_flow_start(uint64_t t, uint32_t flow, bool timetable) {
+    heap.push(Event{t, seq++, Ev::kFlowStart, timetable, flow, 0, 0, nullptr});
   }
 
   void build();
+  void make_pool();
+  void make_switches();
+  void connect();
+  void make_flow_records();
+  void open_outputs(const FabricRunOptions& opt, RunOutputs& outs, std::vector<std::string>& names);
   void open_captures(const std::vector<std::string>& specs, OutputDir& out,
                      std::vector<std::string>& names, bool pcapng);
+  void start();
+  void push_next_flow();
+  void loop(uint64_t until_ps, FabricResult& res);
+  void on_port(const Event& e);
+  void on_to_switch(const Event& e);
+  void on_to_host(const Event& e);
+  uint64_t end(RunOutputs& outs, FabricResult& res, std::vector<Json>& counters);
+  void write_outputs(const FabricRunOptions& opt, RunOutputs& outs,
+                     const std::vector<std::string>& names, const std::vector<Json>& counters,
+                     const FabricResult& res, uint64_t on_wires);
   void schedule_switch(uint32_t s);
   void schedule_host(uint32_t h, uint64_t now_ps);
   void send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps);
@@ -224,9 +246,18 @@ void FabricRun::Impl::release_events() {
 }
 
 void FabricRun::Impl::build() {
-  // One pool for the fabric: a frame crosses switches without a copy. Its
-  // buffers hold the largest frame the NICs make in one segment; its size
-  // and the rings' are fabric_memory.h's, which estimated them.
+  make_pool();
+  make_switches();
+  connect();
+  make_flow_records();
+  buf.resize(16384);
+  scratch.resize(16384);
+}
+
+// One pool for the fabric: a frame crosses switches without a copy. Its
+// buffers hold the largest frame the NICs make in one segment; its size and
+// the rings' are fabric_memory.h's, which estimated them.
+void FabricRun::Impl::make_pool() {
   const uint32_t room = fabric_mbuf_room(nic_params.mtu);
   const unsigned mbufs = fabric_pool_mbufs(topo.switches.size());
   const std::string name = "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1));
@@ -235,7 +266,9 @@ void FabricRun::Impl::build() {
   if (!pool)
     throw std::runtime_error("cannot create the packet pool: " +
                              std::string(rte_strerror(rte_errno)));
+}
 
+void FabricRun::Impl::make_switches() {
   sw.resize(topo.switches.size());
   for (size_t i = 0; i < topo.switches.size(); ++i) {
     ConfigParams p = topo.switches[i].params;
@@ -249,6 +282,11 @@ void FabricRun::Impl::build() {
     n.clock = std::make_unique<SwitchClock>(*n.dp);
     n.sched.fill(kNever);
   }
+}
+
+// The wires: between switches, and between each host's NIC and its leaf,
+// each direction with its links.csv meter.
+void FabricRun::Impl::connect() {
   auto add_meter = [&](std::string from, std::string to, uint64_t speed) {
     return links.add_link(std::move(from), std::move(to), speed);
   };
@@ -286,8 +324,10 @@ void FabricRun::Impl::build() {
   for (SwitchNode& n : sw)
     for (uint16_t id : n.dp->config().port_ids)
       if (!n.peer[id].connected) n.clock->set_unlinked(id);
+}
 
-  // Flow records, their ideal FCTs, and the phases.
+// Flow records, their ideal FCTs, and the phases.
+void FabricRun::Impl::make_flow_records() {
   records.resize(workload.flows.size());
   for (size_t i = 0; i < workload.flows.size(); ++i) {
     const FabricFlow& f = workload.flows[i];
@@ -305,8 +345,6 @@ void FabricRun::Impl::build() {
     ++phase_left[f.phase];
     if (f.phase > 0) phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
   }
-  buf.resize(16384);
-  scratch.resize(16384);
 }
 
 void FabricRun::Impl::open_captures(const std::vector<std::string>& specs, OutputDir& out,
@@ -367,8 +405,8 @@ void FabricRun::Impl::collect(uint32_t h, uint64_t now_ps) {
     const uint32_t ph = workload.flows[st.flow_id].phase;
     if (--phase_left[ph] == 0 && ph + 1 < phase_flows.size())
       for (uint32_t f : phase_flows[ph + 1])
-        push(now_ps + (workload.phase_gap_ns + workload.flows[f].start_ns) * 1000, Ev::kFlowStart,
-             f, 0);
+        push_flow_start(now_ps + (workload.phase_gap_ns + workload.flows[f].start_ns) * 1000, f,
+                        false);
   }
 }
 
@@ -492,231 +530,237 @@ void FabricRun::Impl::write_links(const std::string& path, uint64_t end_ns) {
   if (!ok || err) throw FabricError(write_error(path, err ? err : -1));
 }
 
-FabricResult FabricRun::run(const FabricRunOptions& opt) {
-  Impl& I = *impl_;
-  const auto wall0 = std::chrono::steady_clock::now();
-  check_run_interrupt();
-  // What the run may and will write, before anything is (output_budget.h,
-  // fabric_output_estimate.h).
-  if (const auto why = fabric_output_problem(I.topo, I.workload, opt)) throw FabricError(*why);
-  OutputBudget budget(opt.record.max_output);
-  if (!budget.reserve(I.own_output_bound(opt.captures.size())))
-    throw FabricError("--max-output " + format_bytes(opt.record.max_output) +
-                      ": less than the run's own outputs may need (flows.csv, summary.json, the "
-                      "counters and run.json: about " +
-                      human_bytes(static_cast<double>(I.own_output_bound(opt.captures.size()))) +
-                      ")");
-  I.budget = &budget;
-  I.links.start(opt.link_window_ns, &budget);
-  struct Unbudget {  // the budget dies with this run: nothing keeps it
-    Impl& impl;
-    ~Unbudget() {
-      impl.budget = nullptr;
-      impl.links.start(100'000, nullptr);
-    }
-  } unbudget{I};
-
-  std::vector<std::string> names = {"flows.csv", "summary.json", "links.csv", "run.json"};
-  for (const SwitchNode& n : I.sw) names.push_back(n.name + ".counters.json");
+// What the run will write, before anything is (output_budget.h,
+// fabric_output_estimate.h): its own outputs set aside under --max-output,
+// the folder staged with the captures, a destination in the way found now,
+// and what the switches did recorded as it happens.
+void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs,
+                                   std::vector<std::string>& names) {
+  const uint64_t own = own_output_bound(opt.captures.size());
+  outs.reserve(own, [&] {
+    return "--max-output " + format_bytes(opt.record.max_output) +
+           ": less than the run's own outputs may need (flows.csv, summary.json, the "
+           "counters and run.json: about " +
+           human_bytes(static_cast<double>(own)) + ")";
+  });
+  budget = &outs.budget();
+  links.start(opt.link_window_ns, budget);
+  names = {"flows.csv", "summary.json", "links.csv", "run.json"};
+  for (const SwitchNode& n : sw) names.push_back(n.name + ".counters.json");
   if (opt.record.events) names.push_back("events.jsonl");
   if (opt.record.timeline_ns) names.push_back("timeline.csv");
-  std::optional<OutputDir> out;
+  outs.open(opt.out_dir);
   try {
-    out.emplace(opt.out_dir);
-    I.open_captures(opt.captures, *out, names, opt.record.pcapng);
-    out->check(names);
+    open_captures(opt.captures, outs.dir(), names, opt.record.pcapng);
   } catch (const OutputDirError& e) {
     throw FabricError(e.what());
   }
-  // What the switches did, as it happens (detached when the run ends).
-  std::optional<RunRecorder> recorder;
-  if (opt.record.any()) {
-    try {
-      recorder.emplace(opt.record, out->staged("events.jsonl"), out->staged("timeline.csv"), 0,
-                       &budget);
-    } catch (const std::runtime_error& e) {
-      throw FabricError(e.what());
-    }
-    for (SwitchNode& n : I.sw) n.rec = &recorder->add(n.name, *n.dp);
-    for (size_t h = 0; h < I.hosts.size(); ++h)
-      recorder->add_host(I.topo.hosts[h].name, I.hosts[h].nic->counters());
-  }
-  struct Forget {  // the recorders die with this run
-    std::vector<SwitchNode>& sw;
-    ~Forget() {
-      for (SwitchNode& n : sw) n.rec = nullptr;
-    }
-  } forget{I.sw};
-  std::string comment;
+  outs.check(names);
+  recorder = outs.start_recorder(0);
+  if (!recorder) return;
+  for (SwitchNode& n : sw) n.rec = &recorder->add(n.name, *n.dp);
+  for (size_t h = 0; h < hosts.size(); ++h)
+    recorder->add_host(topo.hosts[h].name, hosts[h].nic->counters());
+}
 
-  for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->reset();
-  // Links the topology has down: both ends, for the whole run.
-  for (const FabricLink& l : I.topo.links)
+// Every switch's clock from zero, the links the topology has down (both
+// ends, for the whole run), and the first flow of the timetable.
+void FabricRun::Impl::start() {
+  for (uint32_t s = 0; s < sw.size(); ++s) sw[s].clock->reset();
+  for (const FabricLink& l : topo.links)
     if (!l.up) {
-      I.sw[l.a_sw].clock->link(l.a_port, false, 0);
-      I.sw[l.b_sw].clock->link(l.b_port, false, 0);
+      sw[l.a_sw].clock->link(l.a_port, false, 0);
+      sw[l.b_sw].clock->link(l.b_port, false, 0);
     }
-  for (uint32_t s = 0; s < I.sw.size(); ++s) I.sw[s].clock->take_changed();
-  uint64_t last_start_ns = 0;
-  for (const FabricFlow& f : I.workload.flows)
-    if (f.phase == 0) last_start_ns = std::max(last_start_ns, f.start_ns);
-  // Phase 0 flows start at their times, one event ahead at a time.
-  auto push_next_flow = [&] {
-    while (I.next_flow < I.workload.flows.size() && I.workload.flows[I.next_flow].phase != 0)
-      ++I.next_flow;
-    if (I.next_flow < I.workload.flows.size()) {
-      I.push(I.workload.flows[I.next_flow].start_ns * 1000, Ev::kFlowStart,
-             static_cast<uint32_t>(I.next_flow), 1);
-      ++I.next_flow;
-    }
-  };
+  for (uint32_t s = 0; s < sw.size(); ++s) sw[s].clock->take_changed();
   push_next_flow();
+}
 
-  const uint64_t until_ps =
-      opt.until_ns ? opt.until_ns * 1000 : (last_start_ns + kDefaultGraceNs) * 1000;
-  FabricResult res;
-  res.flows = I.workload.flows.size();
+// Phase 0 flows start at their times, one event ahead at a time.
+void FabricRun::Impl::push_next_flow() {
+  while (next_flow < workload.flows.size() && workload.flows[next_flow].phase != 0) ++next_flow;
+  if (next_flow < workload.flows.size()) {
+    push_flow_start(workload.flows[next_flow].start_ns * 1000, static_cast<uint32_t>(next_flow),
+                    true);
+    ++next_flow;
+  }
+}
+
+// Events in time order until every flow finished or until_ps.
+void FabricRun::Impl::loop(uint64_t until_ps, FabricResult& res) {
   uint64_t now = 0;
-  while (!I.heap.empty() && I.finished < res.flows) {
+  while (!heap.empty() && finished < res.flows) {
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
-    const Event e = I.heap.top();
+    const Event e = heap.top();
     if (e.t > until_ps) break;
-    I.heap.pop();
+    heap.pop();
     now = e.t;
     ++res.events;
     if (recorder) recorder->advance(now / 1000);
     switch (e.kind) {
-      case Ev::kPort: {
-        SwitchNode& n = I.sw[e.a];
-        if (n.sched[e.b] != e.t) break;  // superseded by an earlier look
-        n.sched[e.b] = kNever;
-        n.clock->begin_event(now);
-        uint64_t start = 0;
-        const uint16_t port = static_cast<uint16_t>(e.b);
-        if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
-          const Peer& to = n.peer[port];
-          I.links.add(n.meter[port], start, m->pkt_len + kWireOverheadBytes);
-          const bool annotate = n.capture[port].pcapng();
-          if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment : nullptr);
-          if (n.capture[port].is_open() &&
-              budget.take(
-                  FrameSink::record_bytes(m->pkt_len, annotate ? comment.size() : 0, annotate),
-                  start / 1000))
-            n.capture[port].write(start / 1000, mbuf_bytes(m, I.scratch.data()), m->pkt_len,
-                                  annotate ? comment : std::string());
-          I.send_frame(to, m, start);  // an unlinked port returns none (no_link)
-        }
-        I.schedule_switch(e.a);
+      case Ev::kPort:
+        on_port(e);
         break;
-      }
-      case Ev::kToSwitch: {
-        SwitchNode& n = I.sw[e.a];
-        n.clock->begin_event(now);
-        if (n.rec) n.rec->arrive(static_cast<uint16_t>(e.b), e.m, e.len, now / 1000);
-        n.clock->arrive(static_cast<uint16_t>(e.b), e.m, e.len, now);
-        I.schedule_switch(e.a);
+      case Ev::kToSwitch:
+        on_to_switch(e);
         break;
-      }
-      case Ev::kToHost: {
-        const uint8_t* bytes = mbuf_bytes(e.m, I.scratch.data());
-        I.hosts[e.a].nic->receive(bytes, e.m->pkt_len, now);
-        rte_pktmbuf_free(e.m);
-        I.collect(e.a, now);
-        I.schedule_host(e.a, now);
+      case Ev::kToHost:
+        on_to_host(e);
         break;
-      }
-      case Ev::kHostWake: {
-        HostNode& h = I.hosts[e.a];
-        if (h.sched != e.t) break;
-        h.sched = kNever;
-        I.host_send(e.a, now);
+      case Ev::kHostWake:
+        if (hosts[e.a].sched != e.t) break;  // superseded by an earlier wake
+        hosts[e.a].sched = kNever;
+        host_send(e.a, now);
         break;
-      }
       case Ev::kFlowStart:
-        I.start_flow(e.a, now);
-        if (e.b == 1) push_next_flow();
+        start_flow(e.a, now);
+        if (e.timetable) push_next_flow();
         break;
     }
   }
   res.sim_ns = now / 1000;
-  res.flows_finished = I.finished;
-  I.record_unfinished();
-  if (recorder) {  // before the queues are flushed: the last interval as the run left it
-    try {
-      recorder->finish(res.sim_ns);
-    } catch (const std::runtime_error& e) {
-      throw FabricError(e.what());
-    }
-  }
+}
 
-  // Frames still on wires are dropped with the run; queued ones are flushed
-  // (counted `flushed` by their switch).
+// Switch e.a's port e.b may send: a frame onto its wire (metered, recorded,
+// captured), and the port's next look scheduled.
+void FabricRun::Impl::on_port(const Event& e) {
+  SwitchNode& n = sw[e.a];
+  if (n.sched[e.b] != e.t) return;  // superseded by an earlier look
+  n.sched[e.b] = kNever;
+  const uint64_t now = e.t;
+  n.clock->begin_event(now);
+  uint64_t start = 0;
+  const uint16_t port = static_cast<uint16_t>(e.b);
+  if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
+    const Peer& to = n.peer[port];
+    links.add(n.meter[port], start, m->pkt_len + kWireOverheadBytes);
+    const bool annotate = n.capture[port].pcapng();
+    if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment : nullptr);
+    if (n.capture[port].is_open() &&
+        budget->take(FrameSink::record_bytes(m->pkt_len, annotate ? comment.size() : 0, annotate),
+                     start / 1000))
+      n.capture[port].write(start / 1000, mbuf_bytes(m, scratch.data()), m->pkt_len,
+                            annotate ? comment : std::string());
+    send_frame(to, m, start);  // an unlinked port returns none (no_link)
+  }
+  schedule_switch(e.a);
+}
+
+void FabricRun::Impl::on_to_switch(const Event& e) {
+  SwitchNode& n = sw[e.a];
+  n.clock->begin_event(e.t);
+  if (n.rec) n.rec->arrive(static_cast<uint16_t>(e.b), e.m, e.len, e.t / 1000);
+  n.clock->arrive(static_cast<uint16_t>(e.b), e.m, e.len, e.t);
+  schedule_switch(e.a);
+}
+
+void FabricRun::Impl::on_to_host(const Event& e) {
+  const uint8_t* bytes = mbuf_bytes(e.m, scratch.data());
+  hosts[e.a].nic->receive(bytes, e.m->pkt_len, e.t);
+  rte_pktmbuf_free(e.m);
+  collect(e.a, e.t);
+  schedule_host(e.a, e.t);
+}
+
+// The run's end: unfinished flows report what they did, the recordings end
+// (before the queues are flushed: the last interval as the run left it),
+// frames still on wires are dropped with the run and queued ones flushed
+// (counted `flushed` by their switch). Returns the frames on wires;
+// `counters` gets every switch's.
+uint64_t FabricRun::Impl::end(RunOutputs& outs, FabricResult& res, std::vector<Json>& counters) {
+  res.flows_finished = finished;
+  record_unfinished();
+  outs.finish_recorder(res.sim_ns);
   uint64_t on_wires = 0;
   {
     std::vector<Event> rest;
-    while (!I.heap.empty()) {
-      if (I.heap.top().m) ++on_wires;
-      rest.push_back(I.heap.top());
-      I.heap.pop();
+    while (!heap.empty()) {
+      if (heap.top().m) ++on_wires;
+      rest.push_back(heap.top());
+      heap.pop();
     }
     for (Event& e : rest)
       if (e.m) rte_pktmbuf_free(e.m);
   }
-  std::vector<Json> counters;
-  for (SwitchNode& n : I.sw) {
+  for (SwitchNode& n : sw) {
     n.dp->flush();
     Json j = counters_to_json(*n.dp, n.dp->snapshot(), res.sim_ns);
     j["switch"] = n.name;
     res.conserved = res.conserved && j["totals"]["conserved"].get<bool>();
     counters.push_back(std::move(j));
   }
-  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return on_wires;
+}
 
-  // Outputs, all together or none.
-  try {
-    for (size_t s = 0; s < I.sw.size(); ++s)
-      write_text(out->staged(I.sw[s].name + ".counters.json"), counters[s].dump(2) + "\n");
-    write_text(out->staged("flows.csv"), flows_csv(I.records));
-    I.write_links(out->staged("links.csv"), res.sim_ns);
-    for (SwitchNode& n : I.sw)
-      for (auto& c : n.capture) c.close();
-    for (HostNode& h : I.hosts) h.capture.close();
-    RunManifest manifest;
-    manifest.kind = "fabric";
-    manifest.end_ns = res.sim_ns;
-    manifest.interval_ns = opt.record.timeline_ns;
-    manifest.outputs = names;
-    for (SwitchNode& n : I.sw)
-      manifest.switches.push_back(run_manifest_switch(n.name, n.dp->config()));
-    manifest.extra["topology"] = I.topo.source;
-    manifest.extra["workload"] = I.workload.description;
-    manifest.extra["seed"] = I.seed;
-    if (budget.stopped()) {  // --max-output: where the recordings end
-      manifest.extra["recording_stopped"] = {{"t_ns", budget.stopped_ns()},
-                                             {"max_output_bytes", budget.cap()}};
-      res.recording_stopped = true;
-      res.recording_stopped_ns = budget.stopped_ns();
+// Outputs, all together or none.
+void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& outs,
+                                    const std::vector<std::string>& names,
+                                    const std::vector<Json>& counters, const FabricResult& res,
+                                    uint64_t on_wires) {
+  for (size_t s = 0; s < sw.size(); ++s)
+    outs.write(sw[s].name + ".counters.json", counters[s].dump(2) + "\n");
+  outs.write("flows.csv", flows_csv(records));
+  write_links(outs.staged("links.csv"), res.sim_ns);
+  for (SwitchNode& n : sw)
+    for (auto& c : n.capture) c.close();
+  for (HostNode& h : hosts) h.capture.close();
+  std::vector<const NicCounters*> nics;
+  for (const HostNode& h : hosts) nics.push_back(&h.nic->counters());
+  RunFacts facts;
+  facts.topology = topo.source;
+  facts.workload = workload.description;
+  facts.seed = seed;
+  facts.command_line = opt.command_line;
+  facts.sim_ns = res.sim_ns;
+  facts.wall_s = res.wall_s;
+  facts.events = res.events;
+  facts.peak_rss_kb = peak_rss_kb();
+  facts.frames_on_wires_at_end = on_wires;
+  outs.write("summary.json", fabric_summary(facts, records, counters, nics).dump(2) + "\n");
+  RunManifest manifest;
+  manifest.kind = "fabric";
+  manifest.end_ns = res.sim_ns;
+  for (SwitchNode& n : sw) manifest.switches.push_back(run_manifest_switch(n.name, n.dp->config()));
+  manifest.extra["topology"] = topo.source;
+  manifest.extra["workload"] = workload.description;
+  manifest.extra["seed"] = seed;
+  outs.commit(std::move(manifest), names);
+}
+
+FabricResult FabricRun::run(const FabricRunOptions& opt) {
+  Impl& I = *impl_;
+  const auto wall0 = std::chrono::steady_clock::now();
+  check_run_interrupt();
+  if (const auto why = fabric_output_problem(I.topo, I.workload, opt)) throw FabricError(*why);
+  RunOutputs outs(opt.record, fail);
+  struct Detach {  // the budget and the recorders die with this run: nothing keeps them
+    Impl& impl;
+    ~Detach() {
+      impl.budget = nullptr;
+      impl.links.start(100'000, nullptr);
+      impl.recorder = nullptr;
+      for (SwitchNode& n : impl.sw) n.rec = nullptr;
     }
-    write_text(out->staged("run.json"), run_manifest_json(manifest).dump(2) + "\n");
-    std::vector<const NicCounters*> nics;
-    for (const HostNode& h : I.hosts) nics.push_back(&h.nic->counters());
-    RunFacts facts;
-    facts.topology = I.topo.source;
-    facts.workload = I.workload.description;
-    facts.seed = I.seed;
-    facts.command_line = opt.command_line;
-    facts.sim_ns = res.sim_ns;
-    facts.wall_s = res.wall_s;
-    facts.events = res.events;
-    facts.peak_rss_kb = peak_rss_kb();
-    facts.frames_on_wires_at_end = on_wires;
-    write_text(out->staged("summary.json"),
-               fabric_summary(facts, I.records, counters, nics).dump(2) + "\n");
-    check_run_interrupt();  // the last moment: once moving, the outputs land
-    out->commit(names);
-  } catch (const OutputDirError& e) {
-    throw FabricError(e.what());
-  }
+  } detach{I};
+  std::vector<std::string> names;
+  I.open_outputs(opt, outs, names);
+
+  I.start();
+  uint64_t last_start_ns = 0;
+  for (const FabricFlow& f : I.workload.flows)
+    if (f.phase == 0) last_start_ns = std::max(last_start_ns, f.start_ns);
+  const uint64_t until_ps =
+      opt.until_ns ? opt.until_ns * 1000 : (last_start_ns + kDefaultGraceNs) * 1000;
+  FabricResult res;
+  res.flows = I.workload.flows.size();
+  I.loop(until_ps, res);
+
+  std::vector<Json> counters;
+  const uint64_t on_wires = I.end(outs, res, counters);
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  I.write_outputs(opt, outs, names, counters, res, on_wires);
+  res.recording_stopped = outs.recording_stopped();
+  res.recording_stopped_ns = outs.recording_stopped() ? outs.recording_stopped_ns() : 0;
   return res;
 }
 

@@ -18,10 +18,9 @@
 #include "dataplane/forward/mbuf_util.h"
 #include "dataplane/record/frame_sink.h"
 #include "dataplane/record/output_budget.h"
-#include "dataplane/record/output_dir.h"
 #include "dataplane/record/run_interrupt.h"
 #include "dataplane/record/run_manifest.h"
-#include "dataplane/record/write_file.h"
+#include "dataplane/record/run_outputs.h"
 #include "dataplane/run/switch_clock.h"
 #include "dataplane/run/upstream_sender.h"
 #include "dataplane/wire/parser.h"
@@ -129,14 +128,6 @@ std::vector<std::string> output_names(const SwitchConfig& cfg, bool trace,
   return names;
 }
 
-void write_json(const std::string& path, const Json& j) {
-  try {
-    write_whole_file(path, j.dump(2) + "\n");
-  } catch (const std::runtime_error& e) {  // the path and the reason (ENOSPC...)
-    throw ReplayError(e.what());
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -229,26 +220,65 @@ Json ReplayRun::counters() const {
   return j;
 }
 
-ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
-                           bool trace, const RecordOptions& record) {
-  const SwitchConfig& cfg = dp_->config();
+// One run(): its inputs and upstream devices, its outputs, the switch's
+// clock, and the loop over events in time order.
+struct ReplayRun::Pass {
+  Pass(ReplayRun& r, const std::vector<ReplayInput>& inputs, bool trace,
+       const RecordOptions& record)
+      : r(r),
+        cfg(r.dp_->config()),
+        inputs(inputs),
+        trace(trace),
+        outs(record, [](const std::string& what) { throw ReplayError(what); }),
+        scratch(1 << 18),
+        clock(*r.dp_) {}
+  ~Pass() { r.dp_->set_decision_log(nullptr); }  // the log dies with this run
 
-  // 1. Every input opened once and checked before anything is written. Time
-  // zero of the run is the earliest first timestamp of the inputs.
-  std::vector<OpenInput> opened = open_inputs(inputs, cfg);
-  const TimeZero t0 = time_zero(opened);
-  stats_ = ReplayStats{};
-  reorder_ = ReorderMeter{};
-  stats_.first_ns = t0.ns;
-  stats_.last_ns = t0.ns;
+  void open_inputs();
+  void open_outputs(const std::string& out_dir);
+  void loop();
+  bool link_event_first(const UpstreamSender* in, int out, uint64_t out_ps, uint64_t event_ps);
+  void depart(uint16_t port, uint64_t now_ps);
+  void arrive(UpstreamSender& in, uint64_t now_ps);
+  void refresh(UpstreamSender& s) {
+    sender_next[s.port()] = reading(*input_of[s.port()], t0, [&] { return s.next_send_ps(); });
+  }
+  void finish();
 
-  // 2. The devices upstream of the ports: a PFC frame the switch sends takes
-  // effect there after the cable (5 ns/m) and their response delay.
-  const PfcParams& pfc = cfg.params.qos.lossless.pfc;
-  const uint64_t pause_delay_ps = (pfc.cable_length_m * 5 + pfc.response_delay_ns) * 1000;
+  ReplayRun& r;
+  const SwitchConfig& cfg;
+  const std::vector<ReplayInput>& inputs;
+  const bool trace;
+  TimeZero t0;
   std::vector<std::unique_ptr<UpstreamSender>> senders;
   std::array<UpstreamSender*, kMaxPorts> sender_of{};
   std::array<const ReplayInput*, kMaxPorts> input_of{};
+  std::array<uint64_t, kMaxPorts> sender_next{};
+  RunOutputs outs;
+  std::vector<std::string> names;
+  std::unique_ptr<DecisionLog> log;
+  std::optional<TraceMeter> trace_meter;
+  std::array<FrameSink, kMaxPorts> sinks;
+  SwitchRecorder* watch = nullptr;  // the switch's recorder, with a recording
+  std::string comment;
+  std::vector<uint8_t> scratch;
+  SwitchClock clock;
+  size_t next_event = 0;  // the next of link_events_
+};
+
+// 1. Every input opened once and checked before anything is written; time
+// zero of the run is the earliest first timestamp of the inputs. 2. The
+// devices upstream of the ports: a PFC frame the switch sends takes effect
+// there after the cable (5 ns/m) and their response delay.
+void ReplayRun::Pass::open_inputs() {
+  std::vector<OpenInput> opened = rocelb::open_inputs(inputs, cfg);
+  t0 = time_zero(opened);
+  r.stats_ = ReplayStats{};
+  r.reorder_ = ReorderMeter{};
+  r.stats_.first_ns = t0.ns;
+  r.stats_.last_ns = t0.ns;
+  const PfcParams& pfc = cfg.params.qos.lossless.pfc;
+  const uint64_t pause_delay_ps = (pfc.cable_length_m * 5 + pfc.response_delay_ns) * 1000;
   for (auto& o : opened) {
     senders.push_back(reading(*o.in, t0, [&] {
       return std::make_unique<UpstreamSender>(o.in->port, std::move(o.reader), cfg, t0.ns,
@@ -257,67 +287,52 @@ ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::st
     sender_of[o.in->port] = senders.back().get();
     input_of[o.in->port] = o.in;
   }
+}
 
-  // --max-output (output_budget.h): room for the port pcaps as large as the
-  // input files (half as much again with --pcapng's comments), the counters
-  // and run.json, set aside first; the recordings share what is left.
-  OutputBudget budget(record.max_output);
-  if (!budget.reserve(replay_own_output_bound(inputs, record.pcapng, cfg)))
-    throw ReplayError(
-        "--max-output " + format_bytes(record.max_output) +
-        ": less than the port pcaps (as large as the inputs), counters.json and "
-        "run.json may need (about " +
-        human_bytes(static_cast<double>(replay_own_output_bound(inputs, record.pcapng, cfg))) +
-        ")");
-  // 3. The outputs, staged in a private folder; a destination in the way is
-  // found now, not after the run.
-  const std::vector<std::string> names = output_names(cfg, trace, record);
-  std::optional<OutputDir> out;
-  try {
-    out.emplace(out_dir);
-    out->check(names);
-  } catch (const OutputDirError& e) {
-    throw ReplayError(e.what());
-  }
-  std::unique_ptr<DecisionLog> log;
-  if (trace) log = std::make_unique<DecisionLog>(out->staged("trace.jsonl"));
-  TraceMeter trace_meter(out->staged("trace.jsonl"));
-  struct Detach {  // the log dies with this run, whatever happens
-    Dataplane& dp;
-    ~Detach() { dp.set_decision_log(nullptr); }
-  } detach{*dp_};
-  dp_->set_decision_log(log.get());
+// 3. --max-output (output_budget.h): room for the port pcaps as large as the
+// input files (half as much again with --pcapng's comments), the counters
+// and run.json, set aside first; the recordings share what is left. The
+// outputs are staged in a private folder; a destination in the way is found
+// now, not after the run.
+void ReplayRun::Pass::open_outputs(const std::string& out_dir) {
+  const RecordOptions& record = outs.record();
+  const uint64_t own = replay_own_output_bound(inputs, record.pcapng, cfg);
+  outs.reserve(own, [&] {
+    return "--max-output " + format_bytes(record.max_output) +
+           ": less than the port pcaps (as large as the inputs), counters.json and "
+           "run.json may need (about " +
+           human_bytes(static_cast<double>(own)) + ")";
+  });
+  names = output_names(cfg, trace, record);
+  outs.open(out_dir);
+  outs.check(names);
+  if (trace) log = std::make_unique<DecisionLog>(outs.staged("trace.jsonl"));
+  trace_meter.emplace(outs.staged("trace.jsonl"));
+  r.dp_->set_decision_log(log.get());
   if (log) log->set_time_base(t0.ns);
-  std::array<FrameSink, kMaxPorts> sinks;
   for (uint16_t id : cfg.port_ids)
-    sinks[id].open(out->staged(port_file(id, record.pcapng)), record.pcapng, cfg.ports[id].name);
-  // What the run records besides the pcaps (detached from the Dataplane when
-  // it goes, whatever happens).
-  std::optional<RunRecorder> recorder;
-  SwitchRecorder* watch = nullptr;
-  if (record.any()) {
-    try {
-      recorder.emplace(record, out->staged("events.jsonl"), out->staged("timeline.csv"), t0.ns,
-                       &budget);
-    } catch (const std::runtime_error& e) {
-      throw ReplayError(e.what());
-    }
-    watch = &recorder->add(cfg.params.sw.name, *dp_);
-  }
-  std::string comment;
+    sinks[id].open(outs.staged(port_file(id, record.pcapng)), record.pcapng, cfg.ports[id].name);
+  // What the run records besides the pcaps (detached from the Dataplane
+  // when it goes, whatever happens).
+  if (RunRecorder* rec = outs.start_recorder(t0.ns)) watch = &rec->add(cfg.params.sw.name, *r.dp_);
+}
 
-  // 4. Events in time order: departures first at equal times, lower ports
-  // first; a link event goes before both at its time.
-  std::vector<uint8_t> scratch(1 << 18);
-  std::array<uint64_t, kMaxPorts> sender_next{};
-  auto refresh_sender = [&](UpstreamSender& s) {
-    sender_next[s.port()] = reading(*input_of[s.port()], t0, [&] { return s.next_send_ps(); });
-  };
-  for (auto& s : senders) refresh_sender(*s);
-  lost_link_down_.fill(0);
-  SwitchClock clock(*dp_);
+// A link event goes first at its time: frames arriving then find the link
+// as it becomes.
+bool ReplayRun::Pass::link_event_first(const UpstreamSender* in, int out, uint64_t out_ps,
+                                       uint64_t event_ps) {
+  return event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
+         (out < 0 || event_ps <= out_ps);
+}
+
+// 4. Events in time order: departures first at equal times, lower ports
+// first; a link event goes before both at its time.
+void ReplayRun::Pass::loop() {
+  for (auto& s : senders) refresh(*s);
+  r.lost_link_down_.fill(0);
   clock.reset();
-  size_t next_event = 0;
+  RunRecorder* recorder = outs.recorder();
+  const std::vector<LinkEvent>& events = r.link_events_;
   for (;;) {
     UpstreamSender* in = nullptr;
     for (auto& s : senders)
@@ -326,16 +341,12 @@ ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::st
         in = s.get();
     uint64_t out_ps = kNever;
     const int out = clock.earliest(&out_ps);
-    const uint64_t event_ps =
-        next_event < link_events_.size() ? link_events_[next_event].t_ns * 1000 : kNever;
+    const uint64_t event_ps = next_event < events.size() ? events[next_event].t_ns * 1000 : kNever;
     if (!in && out < 0 && event_ps == kNever) break;
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
-    ++stats_.events;
-    // A link event goes first at its time: frames arriving then find the
-    // link as it becomes.
-    if (event_ps != kNever && (!in || event_ps <= sender_next[in->port()]) &&
-        (out < 0 || event_ps <= out_ps)) {
-      const LinkEvent& e = link_events_[next_event++];
+    ++r.stats_.events;
+    if (link_event_first(in, out, out_ps, event_ps)) {
+      const LinkEvent& e = events[next_event++];
       if (recorder) recorder->advance(event_ps / 1000);
       clock.link(e.port, e.up, event_ps);
       continue;
@@ -344,54 +355,68 @@ ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::st
     const uint64_t now_ps = departure ? out_ps : sender_next[in->port()];
     if (recorder) recorder->advance(now_ps / 1000);
     // --trace: its room is checked every 1024 lines; a stop ends it too.
-    if (dp_->decision_log() && !trace_meter.fits(*log, budget, now_ps / 1000))
-      dp_->set_decision_log(nullptr);
+    if (r.dp_->decision_log() && !trace_meter->fits(*log, outs.budget(), now_ps / 1000))
+      r.dp_->set_decision_log(nullptr);
     clock.begin_event(now_ps);
-
-    if (departure) {
-      const uint16_t port = static_cast<uint16_t>(out);
-      uint64_t start = 0;
-      if (rte_mbuf* m = clock.depart(port, now_ps, &start)) {
-        const uint64_t ts = t0.ns + start / 1000;
-        if (watch) watch->depart(port, m, start / 1000, record.pcapng ? &comment : nullptr);
-        const uint8_t* bytes = mbuf_bytes(m, scratch.data());
-        if (!budget.own(sinks[port].write(ts, bytes, m->pkt_len, comment)))
-          throw ReplayError("the outputs passed --max-output " + format_bytes(record.max_output) +
-                            " at " + human_duration_ns(static_cast<double>(start / 1000)) +
-                            " of virtual time (the port pcaps alone: " +
-                            human_bytes(static_cast<double>(budget.own_bytes())) +
-                            "); nothing was written: a larger --max-output");
-        ParsedPacket departed;
-        if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
-          reorder_.observe(departed);
-          // A PFC frame the switch sent: the device on that link will honour it.
-          if (departed.kind == L3Kind::kMacControl && departed.mac_control_opcode == kPfcOpcode &&
-              sender_of[port]) {
-            sender_of[port]->receive_pfc(start, m->pkt_len, departed.pfc_class_enable,
-                                         departed.pfc_quanta);
-            refresh_sender(*sender_of[port]);
-          }
-        }
-        stats_.last_ns = std::max(stats_.last_ns, ts);
-        mbuf_free(m);
-      }
-      continue;
-    }
-
-    // Arrival: the frame's first bit reaches the switch at now_ps.
-    const UpstreamSender::Frame& f = in->send();
-    if (!dp_->link_up(in->port())) {  // lost on a wire that is down
-      ++lost_link_down_[in->port()];
-      refresh_sender(*in);
-      continue;
-    }
-    const uint32_t len = static_cast<uint32_t>(f.bytes.size());
-    rte_mbuf* m = mbuf_from_bytes(pool_, f.bytes.data(), len);
-    if (watch) watch->arrive(in->port(), m, len, now_ps / 1000);
-    clock.arrive(in->port(), m, len, now_ps);
-    refresh_sender(*in);
+    if (departure)
+      depart(static_cast<uint16_t>(out), now_ps);
+    else
+      arrive(*in, now_ps);
   }
-  upstream_ = Json::array();
+}
+
+// A frame leaves `port`: into its pcap at its first-bit time, past the
+// reordering meter, and a PFC frame the switch sent to the device on that
+// link, which will honour it.
+void ReplayRun::Pass::depart(uint16_t port, uint64_t now_ps) {
+  uint64_t start = 0;
+  rte_mbuf* m = clock.depart(port, now_ps, &start);
+  if (!m) return;
+  const RecordOptions& record = outs.record();
+  OutputBudget& budget = outs.budget();
+  const uint64_t ts = t0.ns + start / 1000;
+  if (watch) watch->depart(port, m, start / 1000, record.pcapng ? &comment : nullptr);
+  const uint8_t* bytes = mbuf_bytes(m, scratch.data());
+  if (!budget.own(sinks[port].write(ts, bytes, m->pkt_len, comment)))
+    throw ReplayError("the outputs passed --max-output " + format_bytes(record.max_output) +
+                      " at " + human_duration_ns(static_cast<double>(start / 1000)) +
+                      " of virtual time (the port pcaps alone: " +
+                      human_bytes(static_cast<double>(budget.own_bytes())) +
+                      "); nothing was written: a larger --max-output");
+  ParsedPacket departed;
+  if (parse_frame(bytes, m->pkt_len, m->pkt_len, departed) == ParseResult::ok) {
+    r.reorder_.observe(departed);
+    if (departed.kind == L3Kind::kMacControl && departed.mac_control_opcode == kPfcOpcode &&
+        sender_of[port]) {
+      sender_of[port]->receive_pfc(start, m->pkt_len, departed.pfc_class_enable,
+                                   departed.pfc_quanta);
+      refresh(*sender_of[port]);
+    }
+  }
+  r.stats_.last_ns = std::max(r.stats_.last_ns, ts);
+  mbuf_free(m);
+}
+
+// The frame's first bit reaches the switch at now_ps, or is lost on a wire
+// that is down.
+void ReplayRun::Pass::arrive(UpstreamSender& in, uint64_t now_ps) {
+  const UpstreamSender::Frame& f = in.send();
+  if (!r.dp_->link_up(in.port())) {
+    ++r.lost_link_down_[in.port()];
+    refresh(in);
+    return;
+  }
+  const uint32_t len = static_cast<uint32_t>(f.bytes.size());
+  rte_mbuf* m = mbuf_from_bytes(r.pool_, f.bytes.data(), len);
+  if (watch) watch->arrive(in.port(), m, len, now_ps / 1000);
+  clock.arrive(in.port(), m, len, now_ps);
+  refresh(in);
+}
+
+// 5. What the upstream devices did; close, write the counters and run.json,
+// and move everything into place at once.
+void ReplayRun::Pass::finish() {
+  r.upstream_ = Json::array();
   for (auto& s : senders) {
     Json u;
     u["port"] = s->port();
@@ -400,44 +425,33 @@ ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::st
     for (int p = 0; p < kPfcPriorities; ++p)
       paused.push_back(s->pause().pause_ns(p, UINT64_MAX / 2) / 1000);
     u["paused_us"] = paused;
-    u["frames_lost_link_down"] = lost_link_down_[s->port()];
-    upstream_.push_back(u);
+    u["frames_lost_link_down"] = r.lost_link_down_[s->port()];
+    r.upstream_.push_back(u);
   }
-
-  // 5. Close, write the counters, and move everything into place at once.
   for (uint16_t id : cfg.port_ids) sinks[id].close();
   if (log) log->close();
-  if (recorder) {
-    try {
-      recorder->finish(stats_.last_ns - t0.ns);
-    } catch (const std::runtime_error& e) {
-      throw ReplayError(e.what());
-    }
-  }
-  write_json(out->staged("counters.json"), counters());
+  outs.finish_recorder(r.stats_.last_ns - t0.ns);
+  outs.write("counters.json", r.counters().dump(2) + "\n");
   RunManifest manifest;
   manifest.kind = "replay";
   manifest.t0_ns = t0.ns;
-  manifest.end_ns = stats_.last_ns;
-  manifest.interval_ns = record.timeline_ns;
-  manifest.outputs = names;
+  manifest.end_ns = r.stats_.last_ns;
   manifest.switches.push_back(run_manifest_switch(cfg.params.sw.name, cfg));
   Json ins = Json::array();
   for (const ReplayInput& in : inputs) ins.push_back({{"port", in.port}, {"path", in.path}});
   manifest.extra["inputs"] = ins;
-  if (budget.stopped()) {  // --max-output: where the recordings end
-    manifest.extra["recording_stopped"] = {{"t_ns", t0.ns + budget.stopped_ns()},
-                                           {"max_output_bytes", budget.cap()}};
-    stats_.recording_stopped = true;
-    stats_.recording_stopped_ns = budget.stopped_ns();
-  }
-  write_json(out->staged("run.json"), run_manifest_json(manifest));
-  check_run_interrupt();  // the last moment: once moving, the outputs land
-  try {
-    out->commit(names);
-  } catch (const OutputDirError& e) {
-    throw ReplayError(e.what());
-  }
+  r.stats_.recording_stopped = outs.recording_stopped();
+  r.stats_.recording_stopped_ns = outs.recording_stopped() ? outs.recording_stopped_ns() : 0;
+  outs.commit(std::move(manifest), names);
+}
+
+ReplayStats ReplayRun::run(const std::vector<ReplayInput>& inputs, const std::string& out_dir,
+                           bool trace, const RecordOptions& record) {
+  Pass pass(*this, inputs, trace, record);
+  pass.open_inputs();
+  pass.open_outputs(out_dir);
+  pass.loop();
+  pass.finish();
   return stats_;
 }
 

@@ -91,6 +91,8 @@ class ReplayRun {
   Json counters() const;
 
  private:
+  struct Pass;  // one run(): set-up, the loop, the finish (replay_run.cc)
+
   std::unique_ptr<Dataplane> dp_;
   rte_mempool* pool_ = nullptr;
   ReplayStats stats_;
