@@ -287,39 +287,52 @@ int cmd_fabric_export(const FabricArgs& a) {
   return kExitUsage;
 }
 
+// --until, --link-window, the recording options and --max-memory into
+// `opt` and `max_memory`; false (the reason printed) when one is bad.
+bool fabric_options(const FabricArgs& a, FabricRunOptions& opt, uint64_t& max_memory) {
+  std::string why;
+  if (!a.until.empty() && (!parse_duration_ns(a.until, opt.until_ns, &why) || opt.until_ns == 0)) {
+    std::cerr << "rocelb-dp: --until " << a.until << ": " << (why.empty() ? "must be > 0" : why)
+              << "\n";
+    return false;
+  }
+  if (!parse_duration_ns(a.window, opt.link_window_ns, &why) || opt.link_window_ns == 0) {
+    std::cerr << "rocelb-dp: --link-window " << a.window << ": "
+              << (why.empty() ? "must be > 0" : why) << "\n";
+    return false;
+  }
+  if (opt.link_window_ns < kMinLinkWindowNs) {
+    std::cerr << "rocelb-dp: --link-window " << a.window << ": at least 1us\n";
+    return false;
+  }
+  if (!a.record.parse(opt.record, why)) {
+    std::cerr << "rocelb-dp: " << why << "\n";
+    return false;
+  }
+  max_memory = physical_memory_bytes();
+  if (!a.max_memory.empty() && (!parse_bytes(a.max_memory, max_memory, &why) || max_memory == 0)) {
+    std::cerr << "rocelb-dp: --max-memory " << a.max_memory << ": "
+              << (why.empty() ? "must be > 0" : why) << "\n";
+    return false;
+  }
+  opt.out_dir = a.out_dir;
+  opt.captures = a.captures;
+  opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
+                     " --seed " + std::to_string(a.seed);
+  for (const auto& s : a.sets) opt.command_line += " --set " + s;
+  return true;
+}
+
 int cmd_fabric(const FabricArgs& a) {
   if (!a.export_dir.empty()) return cmd_fabric_export(a);
   if (a.workload.empty() || a.out_dir.empty()) {
     std::cerr << "rocelb-dp: fabric needs --workload and --out-dir (or --export DIR)\n";
     return kExitUsage;
   }
-  uint64_t until_ns = 0, window_ns = 0;
-  std::string why;
-  if (!a.until.empty() && (!parse_duration_ns(a.until, until_ns, &why) || until_ns == 0)) {
-    std::cerr << "rocelb-dp: --until " << a.until << ": " << (why.empty() ? "must be > 0" : why)
-              << "\n";
-    return kExitUsage;
-  }
-  if (!parse_duration_ns(a.window, window_ns, &why) || window_ns == 0) {
-    std::cerr << "rocelb-dp: --link-window " << a.window << ": "
-              << (why.empty() ? "must be > 0" : why) << "\n";
-    return kExitUsage;
-  }
-  if (window_ns < kMinLinkWindowNs) {
-    std::cerr << "rocelb-dp: --link-window " << a.window << ": at least 1us\n";
-    return kExitUsage;
-  }
-  RecordOptions record;
-  if (!a.record.parse(record, why)) {
-    std::cerr << "rocelb-dp: " << why << "\n";
-    return kExitUsage;
-  }
-  uint64_t max_memory = physical_memory_bytes();
-  if (!a.max_memory.empty() && (!parse_bytes(a.max_memory, max_memory, &why) || max_memory == 0)) {
-    std::cerr << "rocelb-dp: --max-memory " << a.max_memory << ": "
-              << (why.empty() ? "must be > 0" : why) << "\n";
-    return kExitUsage;
-  }
+  FabricRunOptions opt;
+  uint64_t max_memory = 0;
+  if (!fabric_options(a, opt, max_memory)) return kExitUsage;
+  const RecordOptions& record = opt.record;
   try {
     Topology topo = load_topology_file(a.topology, a.sets);
     Workload wl = load_workload_file(a.workload, topo, a.seed);
@@ -335,15 +348,6 @@ int cmd_fabric(const FabricArgs& a) {
                 << ": fewer switches or ports, or a larger --max-memory\n";
       return kExitUsage;
     }
-    FabricRunOptions opt;
-    opt.out_dir = a.out_dir;
-    opt.until_ns = until_ns;
-    opt.captures = a.captures;
-    opt.link_window_ns = window_ns;
-    opt.record = record;
-    opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
-                       " --seed " + std::to_string(a.seed);
-    for (const auto& s : a.sets) opt.command_line += " --set " + s;
     // What it would write, against --max-output, before anything starts.
     if (const auto problem = fabric_output_problem(topo, wl, opt)) {
       std::cerr << "rocelb-dp: " << *problem << "\n";
@@ -403,13 +407,13 @@ void control_loop(ControlServer& server, ControlService& service, LiveRun& live)
   }
 }
 
-int cmd_run(const std::string& config, const std::vector<std::string>& sets,
-            const std::vector<std::string>& eal_user, const std::string& counters_out,
-            const std::string& idle_sleep_max, unsigned idle_polls, unsigned mbufs) {
-  LiveOptions live;
+// --mbufs, --idle-sleep-max and --idle-polls into `live`; false (the reason
+// printed) when one is out of range.
+bool live_options(unsigned mbufs, const std::string& idle_sleep_max, unsigned idle_polls,
+                  LiveOptions& live) {
   if (mbufs < kMinPoolMbufs) {
     std::cerr << "rocelb-dp: --mbufs " << mbufs << ": must be at least " << kMinPoolMbufs << "\n";
-    return kExitUsage;
+    return false;
   }
   live.set_mbufs(mbufs);
   if (!idle_sleep_max.empty()) {
@@ -418,29 +422,102 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
         live.idle_sleep_max_ns > 1'000'000'000) {
       std::cerr << "rocelb-dp: --idle-sleep-max " << idle_sleep_max << ": "
                 << (why.empty() ? "at most 1s" : why) << "\n";
-      return kExitUsage;
+      return false;
     }
   }
   if (idle_polls == 0) {
     std::cerr << "rocelb-dp: --idle-polls 0: must be at least 1\n";
-    return kExitUsage;
+    return false;
   }
   live.idle_polls = idle_polls;
-  ConfigParams params;
-  RunningConfigText text;
+  return true;
+}
+
+// The startup config (the file and --set) of a live switch, every port with
+// a device; false (the reason printed) otherwise.
+bool live_config(const std::string& config, const std::vector<std::string>& sets,
+                 RunningConfigText& text, ConfigParams& params) {
   try {
     text = startup_config_text(config, sets);
     params = load_config_text(text.text, text.source, sets);
   } catch (const ConfigError& e) {
     std::cerr << "rocelb-dp: " << e.what() << "\n";
-    return kExitUsage;
+    return false;
   }
   for (const auto& p : params.ports)
     if (p.device.empty()) {
       std::cerr << "rocelb-dp: " << params.source << ": ports[" << p.id
                 << "].device: missing: live mode needs a DPDK device for every port\n";
-      return kExitUsage;
+      return false;
     }
+  return true;
+}
+
+// The switch forwards until SIGINT or SIGTERM (or a stop asked for while
+// its ports came up); the control thread serves the socket meanwhile and
+// has ended when this returns.
+void forward_until_stopped(LiveRun& sw, ControlServer& server, ControlService& service,
+                           size_t ports) {
+  std::signal(SIGHUP, on_hangup);
+  if (g_stop.load()) {  // the signal came while the ports came up
+    sw.request_stop();
+    std::cerr << "rocelb-dp: stop asked for during start-up: stopping\n";
+  } else {
+    std::cerr << "rocelb-dp: forwarding on " << ports << " ports";
+    std::cerr << (sw.runs_on_main() ? " (main lcore)" : "") << "; control socket " << server.path()
+              << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
+  }
+  std::thread control([&] { control_loop(server, service, sw); });
+  struct Join {  // the control thread ends before what it serves goes, whatever happens
+    std::thread& t;
+    ~Join() {
+      g_stop.store(true);
+      if (t.joinable()) t.join();
+    }
+  } join{control};
+  sw.start();
+  if (!sw.runs_on_main()) {
+    while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    sw.request_stop();
+    sw.wait();
+  }
+  g_stop.store(true);
+  control.join();
+  g_live = nullptr;
+}
+
+// The stopped switch's final counters (and --counters-out) and the mbufs
+// still in use. Stopped first: the frames a device never took and those
+// still queued are counted (tx_failed, flushed) before the figures are
+// read. 0 when nothing leaked and the counters balance.
+int report_stopped(LiveRun& sw, const std::string& counters_out) {
+  const unsigned leaked = sw.shutdown();
+  const Json counters = sw.counters();
+  std::cout << counters_table(counters);
+  if (!counters_out.empty()) {
+    std::ofstream f(counters_out);
+    f << counters.dump(2) << "\n";
+  }
+  std::cout << "stopped; mbufs still in use: " << leaked;
+  if (sw.held_by_devices())
+    std::cout << " (and " << sw.held_by_devices()
+              << " in the af_xdp ports' pools, which their PMD keeps)";
+  std::cout << "\n";
+  // A stopped switch has nothing in flight: any imbalance is a packet lost
+  // without a count, which the exit status says too.
+  const bool balanced = counters["totals"]["conserved"].get<bool>();
+  if (!balanced) std::cerr << "rocelb-dp: the final counters do not balance (totals above)\n";
+  return leaked == 0 && balanced ? 0 : 1;
+}
+
+int cmd_run(const std::string& config, const std::vector<std::string>& sets,
+            const std::vector<std::string>& eal_user, const std::string& counters_out,
+            const std::string& idle_sleep_max, unsigned idle_polls, unsigned mbufs) {
+  LiveOptions live;
+  if (!live_options(mbufs, idle_sleep_max, idle_polls, live)) return kExitUsage;
+  ConfigParams params;
+  RunningConfigText text;
+  if (!live_config(config, sets, text, params)) return kExitUsage;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {
@@ -466,51 +543,8 @@ int cmd_run(const std::string& config, const std::vector<std::string>& sets,
     struct Detach {         // before the switch goes, whatever happens
       ~Detach() { telemetry_attach(nullptr); }
     } detach;
-    std::signal(SIGHUP, on_hangup);
-    if (g_stop.load()) {  // the signal came while the ports came up
-      sw.request_stop();
-      std::cerr << "rocelb-dp: stop asked for during start-up: stopping\n";
-    } else {
-      std::cerr << "rocelb-dp: forwarding on " << params.ports.size() << " ports";
-      std::cerr << (sw.runs_on_main() ? " (main lcore)" : "") << "; control socket "
-                << server.path() << "; SIGHUP reloads the config, SIGINT or SIGTERM stops\n";
-    }
-    std::thread control([&] { control_loop(server, service, sw); });
-    struct Join {  // the control thread ends before what it serves goes, whatever happens
-      std::thread& t;
-      ~Join() {
-        g_stop.store(true);
-        if (t.joinable()) t.join();
-      }
-    } join{control};
-    sw.start();
-    if (!sw.runs_on_main()) {
-      while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      sw.request_stop();
-      sw.wait();
-    }
-    g_stop.store(true);
-    control.join();
-    g_live = nullptr;
-    // Stopped first: the frames a device never took and those still queued
-    // are counted (tx_failed, flushed) before the final figures are read.
-    const unsigned leaked = sw.shutdown();
-    const Json counters = sw.counters();
-    std::cout << counters_table(counters);
-    if (!counters_out.empty()) {
-      std::ofstream f(counters_out);
-      f << counters.dump(2) << "\n";
-    }
-    std::cout << "stopped; mbufs still in use: " << leaked;
-    if (sw.held_by_devices())
-      std::cout << " (and " << sw.held_by_devices()
-                << " in the af_xdp ports' pools, which their PMD keeps)";
-    std::cout << "\n";
-    // A stopped switch has nothing in flight: any imbalance is a packet lost
-    // without a count, which the exit status says too.
-    const bool balanced = counters["totals"]["conserved"].get<bool>();
-    if (!balanced) std::cerr << "rocelb-dp: the final counters do not balance (totals above)\n";
-    return leaked == 0 && balanced ? 0 : 1;
+    forward_until_stopped(sw, server, service, params.ports.size());
+    return report_stopped(sw, counters_out);
   } catch (const ConfigError& e) {  // limits.max_memory with the workers EAL gave
     std::cerr << "rocelb-dp: " << e.what() << "\n";
     return kExitUsage;

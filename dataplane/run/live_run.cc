@@ -118,16 +118,141 @@ std::string pool_hint(const rte_mempool* pool, bool own_pool) {
 
 }  // namespace
 
+namespace {
+
+// One port's device, looked up, configured (RSS over up to one RX queue per
+// worker, scatter and multi-segment TX where offered, the MTU) and not yet
+// started.
+struct Device {
+  std::string where;  // "port 3 (leaf-3)"
+  std::string name;   // its ethdev name
+  uint16_t eth = RTE_MAX_ETHPORTS;
+  uint16_t nrxq = 1;
+  rte_eth_conf conf{};
+  rte_eth_dev_info info{};
+};
+
+Device configure_device(uint16_t id, const PortConfig& pc, unsigned workers) {
+  Device d;
+  d.where = "port " + std::to_string(id) + " (" + pc.name + ")";
+  if (pc.device.empty())
+    throw std::runtime_error(d.where + ": no device: set ports[].device for live mode");
+  d.name = device_name(pc.device);
+  d.eth = find_eth_port(d.name);
+  if (d.eth == RTE_MAX_ETHPORTS)
+    throw std::runtime_error(d.where + ": device \"" + d.name + "\" not found by DPDK");
+  if (int rc = rte_eth_dev_info_get(d.eth, &d.info); rc != 0)
+    throw std::runtime_error(d.where + ": cannot query device: " + rte_strerror(-rc));
+  d.nrxq = static_cast<uint16_t>(std::min<unsigned>(workers, d.info.max_rx_queues));
+  if (d.nrxq == 0) d.nrxq = 1;
+  rte_eth_conf& conf = d.conf;
+  if (d.nrxq > 1) {
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf =
+        (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & d.info.flow_type_rss_offloads;
+    if (conf.rx_adv_conf.rss_conf.rss_hf == 0) {  // no RSS: one queue, one poller
+      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
+      d.nrxq = 1;
+    }
+  }
+  if (d.info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+    conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+  if (d.info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+  if (pc.mtu < d.info.min_mtu || pc.mtu > d.info.max_mtu)
+    throw std::runtime_error(d.where + ": mtu " + std::to_string(pc.mtu) + ": device \"" + d.name +
+                             "\" takes " + std::to_string(d.info.min_mtu) + ".." +
+                             std::to_string(d.info.max_mtu) + " (ports[].mtu)");
+  conf.rxmode.mtu = pc.mtu;
+  if (int rc = rte_eth_dev_configure(d.eth, d.nrxq, 1, &conf); rc != 0)
+    throw std::runtime_error(d.where + ": cannot configure device \"" + d.name +
+                             "\": " + rte_strerror(-rc));
+  // Devices backed by a kernel interface (tap, af_packet) apply it there.
+  if (int rc = rte_eth_dev_set_mtu(d.eth, static_cast<uint16_t>(pc.mtu)); rc != 0 && rc != -ENOTSUP)
+    throw std::runtime_error(d.where + ": cannot set the MTU of device \"" + d.name + "\" to " +
+                             std::to_string(pc.mtu) + ": " + rte_strerror(-rc));
+  return d;
+}
+
+// Its RX queues (filled from rx_pool, the switch's or an af_xdp port's own
+// when own_pool) and its one TX queue.
+void setup_queues(const Device& d, const LiveOptions& opt, rte_mempool* rx_pool, bool own_pool) {
+  uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
+  rte_eth_dev_adjust_nb_rx_tx_desc(d.eth, &rxd, &txd);
+  const int socket =
+      rte_eth_dev_socket_id(d.eth) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(d.eth);
+  for (uint16_t q = 0; q < d.nrxq; ++q) {
+    rte_eth_rxconf rxc = d.info.default_rxconf;
+    rxc.offloads = d.conf.rxmode.offloads;
+    if (int rc = rte_eth_rx_queue_setup(d.eth, q, rxd, socket, &rxc, rx_pool); rc != 0)
+      throw std::runtime_error(d.where + ": cannot set up rx queue: " + rte_strerror(-rc) +
+                               (rc == -ENOMEM ? pool_hint(rx_pool, own_pool) : ""));
+  }
+  rte_eth_txconf txc = d.info.default_txconf;
+  txc.offloads = d.conf.txmode.offloads;
+  if (int rc = rte_eth_tx_queue_setup(d.eth, 0, txd, socket, &txc); rc != 0)
+    throw std::runtime_error(d.where + ": cannot set up tx queue: " + rte_strerror(-rc));
+}
+
+// Started with the switch's MAC (the device must hand it every frame),
+// promiscuous, MAC control frames passed up where the device can.
+void start_device(const Device& d, const PortConfig& pc, rte_mempool* rx_pool, bool own_pool) {
+  rte_ether_addr mac;
+  std::memcpy(mac.addr_bytes, pc.mac, 6);
+  rte_eth_dev_default_mac_addr_set(d.eth, &mac);  // best effort: some vdevs refuse
+  if (int rc = rte_eth_dev_start(d.eth); rc != 0)
+    throw std::runtime_error(d.where + ": cannot start device \"" + d.name +
+                             "\": " + rte_strerror(-rc) +
+                             (rc == -ENOMEM ? pool_hint(rx_pool, own_pool) : ""));
+  rte_eth_promiscuous_enable(d.eth);  // best effort: ring/null have no filter
+  if (const std::string why = enable_mac_ctrl_frames(d.eth, pc.device); !why.empty())
+    std::cerr << "rocelb-dp: warning: " << d.where << ": " << why << "\n";
+}
+
+}  // namespace
+
 LiveRun::LiveRun(std::unique_ptr<SwitchConfig> config, const LiveOptions& opt) {
-  // Workers: every EAL worker lcore; with none, the main lcore forwards.
+  pick_lcores();
+  const unsigned nw = static_cast<unsigned>(lcores_.size());
+  make_pool(opt);
+  dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
+                                    opt.shaper_burst_ns * 1000);
+  dp_->set_control_pool(pool_);
+  tx_stall_ns_ = opt.tx_stall_ns;
+  idle_sleep_max_ns_ = opt.idle_sleep_max_ns;
+  idle_polls_ = std::max(1u, opt.idle_polls);
+  for (unsigned w = 0; w < nw; ++w) dp_->set_worker_lcore(w, static_cast<int>(lcores_[w]));
+  for (unsigned w = 0; w < nw; ++w) {
+    auto wk = std::make_unique<Worker>();
+    wk->owner = this;
+    wk->index = w;
+    workers_.push_back(std::move(wk));
+  }
+  // RX queues are spread over the workers one (port, queue) pair after
+  // another, so single-queue devices do not all land on worker 0; each port
+  // is transmitted by one worker, in turn.
+  unsigned owner = 0, rx_next = 0;
+  for (uint16_t id : dp_->config().port_ids) {
+    open_port(id, opt, rx_next);
+    workers_[owner % nw]->tx.push_back(id);
+    dp_->set_tx_owner(id, owner++ % nw);
+  }
+  check_pool_left(opt);
+  ps_mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000'000ull) << 32) /
+                                   rte_get_tsc_hz());
+}
+
+// Workers: every EAL worker lcore; with none, the main lcore forwards.
+void LiveRun::pick_lcores() {
   unsigned lc;
   RTE_LCORE_FOREACH_WORKER(lc) lcores_.push_back(lc);
   if (lcores_.empty()) {
     nworkers_on_main_ = true;
     lcores_.push_back(rte_get_main_lcore());
   }
-  const unsigned nw = static_cast<unsigned>(lcores_.size());
+}
 
+void LiveRun::make_pool(const LiveOptions& opt) {
   pool_ = rte_pktmbuf_pool_create("rl_live_pool", opt.pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                   static_cast<int>(rte_socket_id()));
   if (!pool_)
@@ -137,126 +262,49 @@ LiveRun::LiveRun(std::unique_ptr<SwitchConfig> config, const LiveOptions& opt) {
         (rte_errno == ENOMEM
              ? " (lower --mbufs, or give EAL more memory: -m or --socket-mem after --)"
              : ""));
-  dp_ = std::make_unique<Dataplane>(std::move(config), nw, opt.ring_capacity,
-                                    opt.shaper_burst_ns * 1000);
-  dp_->set_control_pool(pool_);
-  tx_stall_ns_ = opt.tx_stall_ns;
-  idle_sleep_max_ns_ = opt.idle_sleep_max_ns;
-  idle_polls_ = std::max(1u, opt.idle_polls);
-  for (unsigned w = 0; w < nw; ++w) dp_->set_worker_lcore(w, static_cast<int>(lcores_[w]));
+}
+
+// Port `id`'s device configured, its queues set up (RX queues handed to the
+// workers from rx_next on), started, and its link followed where it should.
+void LiveRun::open_port(uint16_t id, const LiveOptions& opt, unsigned& rx_next) {
   const SwitchConfig& cfg = dp_->config();
-
-  for (unsigned w = 0; w < nw; ++w) {
-    auto wk = std::make_unique<Worker>();
-    wk->owner = this;
-    wk->index = w;
-    workers_.push_back(std::move(wk));
+  const PortConfig& pc = cfg.ports[id];
+  const unsigned nw = static_cast<unsigned>(workers_.size());
+  const Device d = configure_device(id, pc, nw);
+  eth_of_[id] = d.eth;
+  // DPDK 22.11's af_xdp PMD makes its RX pool the socket's umem: its fill
+  // ring and the frames still in its completion ring are never given back
+  // when the device closes. Each af_xdp port gets a pool of its own, so
+  // what the PMD keeps is not taken for a leak of the switch's pool.
+  rte_mempool* rx_pool = pool_;
+  if (is_af_xdp_device(d.name)) {
+    rx_pool = rte_pktmbuf_pool_create(("rl_xdp_pool_" + std::to_string(id)).c_str(),
+                                      opt.xdp_pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                      static_cast<int>(rte_socket_id()));
+    if (!rx_pool)
+      throw std::runtime_error(
+          d.where + ": cannot create the af_xdp pool: " + std::string(rte_strerror(rte_errno)));
+    device_pools_.push_back(rx_pool);
   }
-
-  // RX queues are spread over the workers one (port, queue) pair after
-  // another, so single-queue devices do not all land on worker 0; each port
-  // is transmitted by one worker, in turn.
-  unsigned owner = 0, rx_next = 0;
-  for (uint16_t id : cfg.port_ids) {
-    const PortConfig& pc = cfg.ports[id];
-    const std::string where = "port " + std::to_string(id) + " (" + pc.name + ")";
-    if (pc.device.empty())
-      throw std::runtime_error(where + ": no device: set ports[].device for live mode");
-    const std::string name = device_name(pc.device);
-    const uint16_t eth = find_eth_port(name);
-    if (eth == RTE_MAX_ETHPORTS)
-      throw std::runtime_error(where + ": device \"" + name + "\" not found by DPDK");
-    eth_of_[id] = eth;
-
-    rte_eth_dev_info info;
-    if (int rc = rte_eth_dev_info_get(eth, &info); rc != 0)
-      throw std::runtime_error(where + ": cannot query device: " + rte_strerror(-rc));
-    uint16_t nrxq = static_cast<uint16_t>(std::min<unsigned>(nw, info.max_rx_queues));
-    if (nrxq == 0) nrxq = 1;
-    rte_eth_conf conf{};
-    if (nrxq > 1) {
-      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-      conf.rx_adv_conf.rss_conf.rss_hf =
-          (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
-      if (conf.rx_adv_conf.rss_conf.rss_hf == 0) {  // no RSS: one queue, one poller
-        conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
-        nrxq = 1;
-      }
-    }
-    if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
-      conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-    if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
-      conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-    if (pc.mtu < info.min_mtu || pc.mtu > info.max_mtu)
-      throw std::runtime_error(where + ": mtu " + std::to_string(pc.mtu) + ": device \"" + name +
-                               "\" takes " + std::to_string(info.min_mtu) + ".." +
-                               std::to_string(info.max_mtu) + " (ports[].mtu)");
-    conf.rxmode.mtu = pc.mtu;
-    if (int rc = rte_eth_dev_configure(eth, nrxq, 1, &conf); rc != 0)
-      throw std::runtime_error(where + ": cannot configure device \"" + name +
-                               "\": " + rte_strerror(-rc));
-    // Devices backed by a kernel interface (tap, af_packet) apply it there.
-    if (int rc = rte_eth_dev_set_mtu(eth, static_cast<uint16_t>(pc.mtu)); rc != 0 && rc != -ENOTSUP)
-      throw std::runtime_error(where + ": cannot set the MTU of device \"" + name + "\" to " +
-                               std::to_string(pc.mtu) + ": " + rte_strerror(-rc));
-    // DPDK 22.11's af_xdp PMD makes its RX pool the socket's umem: its fill
-    // ring and the frames still in its completion ring are never given back
-    // when the device closes. Each af_xdp port gets a pool of its own, so
-    // what the PMD keeps is not taken for a leak of the switch's pool.
-    rte_mempool* rx_pool = pool_;
-    if (is_af_xdp_device(name)) {
-      rx_pool = rte_pktmbuf_pool_create(("rl_xdp_pool_" + std::to_string(id)).c_str(),
-                                        opt.xdp_pool_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                        static_cast<int>(rte_socket_id()));
-      if (!rx_pool)
-        throw std::runtime_error(
-            where + ": cannot create the af_xdp pool: " + std::string(rte_strerror(rte_errno)));
-      device_pools_.push_back(rx_pool);
-    }
-    uint16_t rxd = static_cast<uint16_t>(opt.rx_desc), txd = static_cast<uint16_t>(opt.tx_desc);
-    rte_eth_dev_adjust_nb_rx_tx_desc(eth, &rxd, &txd);
-    const int socket = rte_eth_dev_socket_id(eth) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(eth);
-    for (uint16_t q = 0; q < nrxq; ++q) {
-      rte_eth_rxconf rxc = info.default_rxconf;
-      rxc.offloads = conf.rxmode.offloads;
-      if (int rc = rte_eth_rx_queue_setup(eth, q, rxd, socket, &rxc, rx_pool); rc != 0)
-        throw std::runtime_error(where + ": cannot set up rx queue: " + rte_strerror(-rc) +
-                                 (rc == -ENOMEM ? pool_hint(rx_pool, rx_pool != pool_) : ""));
-      workers_[rx_next++ % nw]->rx.emplace_back(id, q);
-    }
-    rte_eth_txconf txc = info.default_txconf;
-    txc.offloads = conf.txmode.offloads;
-    if (int rc = rte_eth_tx_queue_setup(eth, 0, txd, socket, &txc); rc != 0)
-      throw std::runtime_error(where + ": cannot set up tx queue: " + rte_strerror(-rc));
-    nrxq_[id] = nrxq;
-    // The switch's MAC is its own; the device must hand it every frame.
-    rte_ether_addr mac;
-    std::memcpy(mac.addr_bytes, pc.mac, 6);
-    rte_eth_dev_default_mac_addr_set(eth, &mac);  // best effort: some vdevs refuse
-    if (int rc = rte_eth_dev_start(eth); rc != 0)
-      throw std::runtime_error(where + ": cannot start device \"" + name +
-                               "\": " + rte_strerror(-rc) +
-                               (rc == -ENOMEM ? pool_hint(rx_pool, rx_pool != pool_) : ""));
-    rte_eth_promiscuous_enable(eth);  // best effort: ring/null have no filter
-    if (const std::string why = enable_mac_ctrl_frames(eth, pc.device); !why.empty())
-      std::cerr << "rocelb-dp: warning: " << where << ": " << why << "\n";
-    follows_link_[id] = follows_device_link(pc, cfg.params.find_port(id)->link_detect);
-    if (follows_link_[id] && (is_af_xdp_device(name) || is_af_packet_device(name))) {
-      link_iface_[id] = device_iface(pc.device);
-      if (link_sock_ < 0) link_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    }
-    workers_[owner % nw]->tx.push_back(id);
-    dp_->set_tx_owner(id, owner++ % nw);
+  setup_queues(d, opt, rx_pool, rx_pool != pool_);
+  for (uint16_t q = 0; q < d.nrxq; ++q) workers_[rx_next++ % nw]->rx.emplace_back(id, q);
+  nrxq_[id] = d.nrxq;
+  start_device(d, pc, rx_pool, rx_pool != pool_);
+  follows_link_[id] = follows_device_link(pc, cfg.params.find_port(id)->link_detect);
+  if (follows_link_[id] && (is_af_xdp_device(d.name) || is_af_packet_device(d.name))) {
+    link_iface_[id] = device_iface(pc.device);
+    if (link_sock_ < 0) link_sock_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   }
-  // Started devices have filled their RX rings from the pool: what is left
-  // is all the switch can queue. Too little, and it would drop at once.
+}
+
+// Started devices have filled their RX rings from the pool: what is left is
+// all the switch can queue. Too little, and it would drop at once.
+void LiveRun::check_pool_left(const LiveOptions& opt) const {
   if (const unsigned left = rte_mempool_avail_count(pool_); left < kMinFreeMbufs)
     throw std::runtime_error("the packet pool has " + std::to_string(left) + " of its " +
                              std::to_string(opt.pool_mbufs) +
                              " mbufs free once the ports' RX rings are filled; at least " +
                              std::to_string(kMinFreeMbufs) + " must be: raise --mbufs");
-  ps_mult_ = static_cast<uint64_t>((static_cast<unsigned __int128>(1'000'000'000'000ull) << 32) /
-                                   rte_get_tsc_hz());
 }
 
 LiveRun::~LiveRun() {
@@ -272,6 +320,50 @@ int LiveRun::worker_main(void* arg) {
   wk->owner->run_worker(wk->index);
   ROCELB_TSAN_RELEASE(wk);  // rte_eal_mp_wait_lcore() joins without TSan seeing it
   return 0;
+}
+
+// One port worker wk transmits: its load sampled, its pause inbox and PFC
+// polled; frames the device refused last time go first, and while any still
+// wait nothing new is taken; then a burst from its queues. Returns the
+// frames the device took.
+uint32_t LiveRun::transmit(Worker& wk, uint16_t port, uint64_t now_ps, rte_mbuf** burst,
+                           uint64_t* start_ps) {
+  const uint64_t now_ns = now_ps / 1000;
+  uint32_t tx = 0;
+  PortTx& t = dp_->tx(port);
+  t.sample_load(now_ns);
+  dp_->tx_poll(port, now_ns);
+  auto& pend = wk.pending[port];
+  uint16_t& np = wk.npending[port];
+  if (np) {
+    mbufs_given(pend.data(), np);
+    const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
+    uint64_t bytes = 0;
+    for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
+    wk.drop_front(port, sent);  // no longer awaiting, then sent
+    t.set_awaiting(np);
+    t.count_tx_burst(sent, bytes);
+    tx += sent;
+    if (sent) wk.refused_since_ns[port] = 0;
+    if (np && !sent) drop_refused(wk, port, now_ns);
+    if (np) return tx;
+  }
+  const uint16_t n = dp_->dequeue(port, now_ps, burst, start_ps, kMaxBurst);
+  if (!n) return tx;
+  uint32_t lens[kMaxBurst];
+  for (uint16_t i = 0; i < n; ++i) lens[i] = burst[i]->pkt_len;
+  mbufs_given(burst, n);
+  const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, burst, n);
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < sent; ++i) bytes += lens[i];
+  t.count_tx_burst(sent, bytes);
+  tx += sent;
+  for (uint16_t i = sent; i < n; ++i) {
+    wk.pending_len[port][np] = lens[i];
+    pend[np++] = burst[i];
+  }
+  if (np) t.set_awaiting(np);
+  return tx;
 }
 
 void LiveRun::run_worker(unsigned w) {
@@ -295,41 +387,7 @@ void LiveRun::run_worker(unsigned w) {
       if (n) process_burst(*dp_, w, port, burst, n, now_ns);
       rx += n;
     }
-    for (uint16_t port : wk.tx) {
-      PortTx& t = dp_->tx(port);
-      t.sample_load(now_ns);
-      dp_->tx_poll(port, now_ns);
-      auto& pend = wk.pending[port];
-      uint16_t& np = wk.npending[port];
-      if (np) {
-        mbufs_given(pend.data(), np);
-        const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, pend.data(), np);
-        uint64_t bytes = 0;
-        for (uint16_t i = 0; i < sent; ++i) bytes += wk.pending_len[port][i];
-        wk.drop_front(port, sent);  // no longer awaiting, then sent
-        t.set_awaiting(np);
-        t.count_tx_burst(sent, bytes);
-        tx += sent;
-        if (sent) wk.refused_since_ns[port] = 0;
-        if (np && !sent) drop_refused(wk, port, now_ns);
-        if (np) continue;
-      }
-      const uint16_t n = dp_->dequeue(port, now_ps, burst, start_ps, kMaxBurst);
-      if (!n) continue;
-      uint32_t lens[kMaxBurst];
-      for (uint16_t i = 0; i < n; ++i) lens[i] = burst[i]->pkt_len;
-      mbufs_given(burst, n);
-      const uint16_t sent = rte_eth_tx_burst(eth_of_[port], 0, burst, n);
-      uint64_t bytes = 0;
-      for (uint16_t i = 0; i < sent; ++i) bytes += lens[i];
-      t.count_tx_burst(sent, bytes);
-      tx += sent;
-      for (uint16_t i = sent; i < n; ++i) {
-        wk.pending_len[port][np] = lens[i];
-        pend[np++] = burst[i];
-      }
-      if (np) t.set_awaiting(np);
-    }
+    for (uint16_t port : wk.tx) tx += transmit(wk, port, now_ps, burst, start_ps);
     // Where the cycles went (OVS pmd-stats-show): one TSC read per loop.
     const uint64_t end = rte_rdtsc();
     ++stats.polls;

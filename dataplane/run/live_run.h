@@ -127,9 +127,16 @@ class LiveRun {
 
  private:
   struct Worker;
+  // Set-up, in the constructor's order.
+  void pick_lcores();
+  void make_pool(const LiveOptions& opt);
+  void open_port(uint16_t id, const LiveOptions& opt, unsigned& rx_next);
+  void check_pool_left(const LiveOptions& opt) const;
   static int worker_main(void* arg);
   uint64_t tsc_to_ps(uint64_t tsc) const;
   void run_worker(unsigned w);
+  uint32_t transmit(Worker& wk, uint16_t port, uint64_t now_ps, rte_mbuf** burst,
+                    uint64_t* start_ps);
   void drop_refused(Worker& wk, uint16_t port, uint64_t now_ns);
   // Nothing queued or awaiting a device on the ports w transmits.
   bool nothing_to_send(const Worker& wk) const;
