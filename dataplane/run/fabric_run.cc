@@ -12,7 +12,6 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <queue>
 
 #include "control/human_units.h"
 #include "control/units.h"
@@ -26,6 +25,7 @@
 #include "dataplane/record/run_manifest.h"
 #include "dataplane/record/run_outputs.h"
 #include "dataplane/record/write_file.h"
+#include "dataplane/run/event_queue.h"
 #include "dataplane/run/fabric_memory.h"
 #include "dataplane/run/fabric_output_estimate.h"
 #include "dataplane/run/switch_clock.h"
@@ -58,9 +58,9 @@ enum class Ev : uint8_t {
   kFlowStart,  // flow a starts (timetable: whether it is a phase-0 flow at its time)
 };
 
+// Ordered by (t, push order) in the EventQueue.
 struct Event {
   uint64_t t = 0;
-  uint64_t seq = 0;
   Ev kind = Ev::kPort;
   // kFlowStart: a phase-0 flow started from the timetable at its own time;
   // its start pushes the timetable's next flow (a later phase's flow starts
@@ -70,12 +70,6 @@ struct Event {
   uint32_t b = 0;
   uint32_t len = 0;  // kToSwitch without an mbuf: the frame's length
   rte_mbuf* m = nullptr;
-};
-
-struct Later {
-  bool operator()(const Event& x, const Event& y) const {
-    return x.t != y.t ? x.t > y.t : x.seq > y.seq;
-  }
 };
 
 // The far end of a wire, as seen from the end that sends.
@@ -140,8 +134,7 @@ struct FabricRun::Impl {
   std::vector<uint64_t> ideal_ps;
 
   // The run's state.
-  std::priority_queue<Event, std::vector<Event>, Later> heap;
-  uint64_t seq = 0;
+  EventQueue<Event> heap;
   std::vector<uint8_t> buf;
   std::vector<uint8_t> scratch;
   uint64_t finished = 0;
@@ -155,10 +148,10 @@ struct FabricRun::Impl {
   RunRecorder* recorder = nullptr;  // with RecordOptions, while a run runs
 
   void push(uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m = nullptr, uint32_t len = 0) {
-    heap.push(Event{t, seq++, kind, false, a, b, len, m});
+    heap.push(t, Event{t, kind, false, a, b, len, m});
   }
   void push_flow_start(uint64_t t, uint32_t flow, bool timetable) {
-    heap.push(Event{t, seq++, Ev::kFlowStart, timetable, flow, 0, 0, nullptr});
+    heap.push(t, Event{t, Ev::kFlowStart, timetable, flow, 0, 0, nullptr});
   }
 
   void build();
@@ -239,10 +232,10 @@ FabricRun::~FabricRun() {
 }
 
 void FabricRun::Impl::release_events() {
-  while (!heap.empty()) {
-    if (heap.top().m) rte_pktmbuf_free(heap.top().m);
-    heap.pop();
-  }
+  heap.for_each([](const Event& e) {
+    if (e.m) rte_pktmbuf_free(e.m);
+  });
+  heap.clear();
 }
 
 void FabricRun::Impl::build() {
@@ -591,9 +584,8 @@ void FabricRun::Impl::loop(uint64_t until_ps, FabricResult& res) {
   uint64_t now = 0;
   while (!heap.empty() && finished < res.flows) {
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
-    const Event e = heap.top();
-    if (e.t > until_ps) break;
-    heap.pop();
+    if (heap.top_time() > until_ps) break;
+    const Event e = heap.pop();
     now = e.t;
     ++res.events;
     if (recorder) recorder->advance(now / 1000);
@@ -672,16 +664,13 @@ uint64_t FabricRun::Impl::end(RunOutputs& outs, FabricResult& res, std::vector<J
   record_unfinished();
   outs.finish_recorder(res.sim_ns);
   uint64_t on_wires = 0;
-  {
-    std::vector<Event> rest;
-    while (!heap.empty()) {
-      if (heap.top().m) ++on_wires;
-      rest.push_back(heap.top());
-      heap.pop();
+  heap.for_each([&](const Event& e) {
+    if (e.m) {
+      ++on_wires;
+      rte_pktmbuf_free(e.m);
     }
-    for (Event& e : rest)
-      if (e.m) rte_pktmbuf_free(e.m);
-  }
+  });
+  heap.clear();
   for (SwitchNode& n : sw) {
     n.dp->flush();
     Json j = counters_to_json(*n.dp, n.dp->snapshot(), res.sim_ns);
