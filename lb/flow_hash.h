@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "lb/flow_key.h"
+#include "common/flow_key.h"
 #include "lb/lb_mode.h"
 
 namespace rocelb {

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "lb/flow_key.h"
+#include "common/flow_key.h"
 #include "lb/lb_decision.h"
 #include "lb/lb_mode.h"
 

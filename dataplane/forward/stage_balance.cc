@@ -5,8 +5,8 @@
 // scratch; the engine adds the burst's own packets as it places them.
 #include <cstring>
 
-#include "dataplane/forward/flow_key_of.h"
 #include "dataplane/forward/stages.h"
+#include "dataplane/wire/flow_key_of.h"
 #include "lb/flow_hash.h"
 
 namespace rocelb {

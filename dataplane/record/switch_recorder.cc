@@ -6,9 +6,9 @@
 #include <cinttypes>
 
 #include "control/human_units.h"
-#include "dataplane/forward/flow_key_of.h"
 #include "dataplane/forward/mbuf_util.h"
 #include "dataplane/forward/switch_config.h"
+#include "dataplane/wire/flow_key_of.h"
 #include "dataplane/wire/parser.h"
 #include "lb/flow_hash.h"
 #include "lb/lb_mode.h"

@@ -12,8 +12,8 @@
 
 #include "control/config_loader.h"
 #include "control/default_config.h"
-#include "dataplane/forward/flow_key_of.h"
 #include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/wire/flow_key_of.h"
 #include "dataplane/wire/mac_control.h"
 #include "dataplane/wire/parser.h"
 #include "gen_test_util.h"

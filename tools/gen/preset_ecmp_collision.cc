@@ -1,7 +1,7 @@
 #include "tools/gen/preset_ecmp_collision.h"
 
-#include "dataplane/forward/flow_key_of.h"
 #include "dataplane/sim/workload_random.h"
+#include "dataplane/wire/flow_key_of.h"
 #include "dataplane/wire/parser.h"
 #include "lb/flow_hash.h"
 #include "tools/gen/generator.h"

@@ -1,6 +1,8 @@
 // The fields of a packet that load balancing decides on: the 5-tuple (IPv4 or
-// IPv6), and for RoCE the BTH destination QP. Filled by the dataplane from the
-// parser's output; read by every engine in lb/.
+// IPv6), and for RoCE the BTH destination QP. Filled from the parser's output
+// by dataplane/wire/flow_key_of.h (the switch, and the generator predicting
+// its choices); read by every engine in lb/. In common/ so that neither wire
+// nor lb includes the other. Pure C++, no knobs, no counters.
 #pragma once
 
 #include <cstdint>
