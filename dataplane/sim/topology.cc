@@ -12,6 +12,8 @@
 #include "control/units.h"
 #include "control/yaml_override.h"
 #include "control/yaml_util.h"
+#include "dataplane/sim/fat_tree.h"
+#include "dataplane/sim/ns3_topology.h"
 #include "dataplane/sim/topology_explicit.h"
 #include "dataplane/sim/topology_keys.h"
 
@@ -191,9 +193,12 @@ std::optional<uint32_t> Topology::host_index(std::string_view name) const {
 Topology load_topology_text(const std::string& text, const std::string& source_name,
                             const std::string& base_dir,
                             const std::vector<std::string>& overrides) {
+  if (is_ns3_topology(text)) return load_ns3_topology(text, source_name, overrides);
   const YAML::Node root = topology_detail::parse_document(text, source_name);
   if (root.IsMap() && root["switches"])
     return load_explicit_topology(root, source_name, base_dir, overrides);
+  if (root.IsMap() && root["k"])
+    return load_fat_tree_topology(root, source_name, base_dir, overrides);
   const KeyReader reader = topology_detail::topology_reader(topology_schema(), source_name);
   Shape s = read_shape(reader, root);
   std::string nic_yaml;

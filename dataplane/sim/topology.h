@@ -89,7 +89,11 @@ struct FabricLink {
 
 struct Topology {
   std::string source;
-  uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
+  uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;  // leaves: switches with hosts
+  // Of the switches with hosts, the largest (host link bandwidth / switch
+  // link bandwidth); 0 where not computed (the explicit form: the workload
+  // takes hosts_per_leaf × host speed / (spines × first link's speed)).
+  double oversubscription = 0;
   std::vector<FabricSwitch> switches;  // leaves first, then spines
   std::vector<FabricHost> hosts;
   std::vector<FabricLink> links;
@@ -104,6 +108,7 @@ struct Topology {
 // (topology_keys.cc); the `nic` map's are nic_schema().
 const KeySchema& topology_schema();
 const KeySchema& explicit_topology_schema();
+const KeySchema& fat_tree_topology_schema();
 
 // `base_dir`: where switch_config paths are relative to.
 Topology load_topology_text(const std::string& text, const std::string& source_name,

@@ -153,7 +153,70 @@ constexpr KeySpec kExplicitKeys[] = {
     kNicRow,
 };
 
+constexpr KeySpec kFatTreeKeys[] = {
+    at_start({.path = "k",
+              .kind = KeyKind::kUint,
+              .help = "a k-ary fat tree (the file's mark): k pods of k/2 edge and k/2 "
+                      "aggregation switches, (k/2)^2 cores; even, an aggregation or core switch "
+                      "has k ports",
+              .lo = 2,
+              .hi = 64,
+              .required = true}),
+    at_start({.path = "hosts_per_edge",
+              .kind = KeyKind::kUint,
+              .help = "hosts on each edge switch, h0.. edge by edge; default k/2 (no "
+                      "oversubscription); k gives 2:1, as ConWeave's fat_k*_OS2; plus k/2 is "
+                      "at most 64",
+              .lo = 1,
+              .hi = 64}),
+    at_start({.path = "host_speed",
+              .kind = KeyKind::kSpeed,
+              .help = "every host link",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps,
+              .required = true}),
+    at_start({.path = "edge_uplink_speed",
+              .kind = KeyKind::kSpeed,
+              .help = "every edge-aggregation link; default host_speed",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps}),
+    at_start({.path = "agg_uplink_speed",
+              .kind = KeyKind::kSpeed,
+              .help = "every aggregation-core link; default edge_uplink_speed",
+              .lo = kMinSpeedBps,
+              .hi = kMaxSpeedBps}),
+    at_start({.path = "link_delay",
+              .kind = KeyKind::kDuration,
+              .help = "propagation delay of every link a tier key below does not set",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs,
+              .required = true}),
+    at_start({.path = "host_link_delay",
+              .kind = KeyKind::kDuration,
+              .help = "host links' delay; default link_delay",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs}),
+    at_start({.path = "edge_uplink_delay",
+              .kind = KeyKind::kDuration,
+              .help = "edge-aggregation links' delay; default link_delay",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs}),
+    at_start({.path = "agg_uplink_delay",
+              .kind = KeyKind::kDuration,
+              .help = "aggregation-core links' delay; default link_delay",
+              .lo = 0,
+              .hi = topology_detail::kMaxLinkDelayNs}),
+    at_start({.path = "switch_config",
+              .kind = KeyKind::kString,
+              .help = "the config every switch starts from (its QoS, PFC/ECN and "
+                      "groups.uplinks settings, every ECMP group's), relative to the topology "
+                      "file; default: the embedded default config",
+              .unit = "a file path"}),
+    kNicRow,
+};
+
 constexpr KeySchema kGeneratedSchema{"topology", kGeneratedKeys};
+constexpr KeySchema kFatTreeSchema{"topology", kFatTreeKeys};
 constexpr KeySchema kExplicitSchema{"topology", kExplicitKeys};
 
 }  // namespace
@@ -164,6 +227,10 @@ const KeySchema& topology_schema() {
 
 const KeySchema& explicit_topology_schema() {
   return kExplicitSchema;
+}
+
+const KeySchema& fat_tree_topology_schema() {
+  return kFatTreeSchema;
 }
 
 }  // namespace rocelb

@@ -16,6 +16,7 @@
 #include "control/yaml_document.h"
 #include "control/yaml_util.h"
 #include "dataplane/sim/flow_size_cdf.h"
+#include "dataplane/sim/ns3_flows.h"
 #include "dataplane/sim/poisson_arrivals.h"
 
 namespace rocelb {
@@ -223,7 +224,10 @@ Workload poisson(const Hosts& h, const Node& root, const std::string& base_dir, 
   std::string load_of = "hosts";
   double oversub = 1;
   f.read("load_of", load_of);
-  if (load_of == "network" && !topo.hosts.empty() && !topo.links.empty()) {
+  if (load_of == "network" && topo.oversubscription > 0) {
+    if (topo.oversubscription > 1) p.load /= topo.oversubscription;
+    oversub = topo.oversubscription;
+  } else if (load_of == "network" && !topo.hosts.empty() && !topo.links.empty()) {
     oversub = static_cast<double>(topo.hosts_per_leaf) *
               static_cast<double>(topo.hosts[0].speed_bps) /
               (static_cast<double>(topo.spines) * static_cast<double>(topo.links[0].speed_bps));
@@ -375,6 +379,7 @@ KeyReader workload_reader(const KeySchema& schema, const std::string& source) {
 
 Workload load_workload_text(const std::string& text, const std::string& source_name,
                             const std::string& base_dir, const Topology& topo, uint64_t seed) {
+  if (is_ns3_flows(text)) return load_ns3_flows(text, source_name, topo);
   Node root;
   try {
     root = load_yaml_document(text, source_name);
@@ -422,7 +427,10 @@ Workload load_workload_text(const std::string& text, const std::string& source_n
 Workload load_workload_file(const std::string& path, const Topology& topo, uint64_t seed) {
   std::string text;
   try {
-    text = read_bounded_file(path, kMaxYamlFileBytes, "workload file");
+    // An ns-3 flow file may be larger than a YAML one.
+    text = read_bounded_file(path, kMaxNs3FlowFileBytes, "workload file");
+    if (text.size() > kMaxYamlFileBytes && !is_ns3_flows(text))
+      text = read_bounded_file(path, kMaxYamlFileBytes, "workload file");
   } catch (const BoundedFileError& e) {
     throw WorkloadError(e.what());
   }

@@ -26,7 +26,7 @@ enum class Kind { kTopology, kWorkload, kScenario, kSwitchConfig, kUnknown };
 
 Kind kind_of(const YAML::Node& doc) {
   if (!doc.IsMap()) return Kind::kUnknown;
-  if (doc["leaves"] || doc["switches"]) return Kind::kTopology;
+  if (doc["leaves"] || doc["switches"] || doc["k"]) return Kind::kTopology;
   if (doc["type"]) return Kind::kWorkload;
   if (const YAML::Node flows = doc["flows"]) {
     if (flows.IsSequence() && flows.size() > 0 && flows[0].IsMap() && flows[0]["in_port"])
