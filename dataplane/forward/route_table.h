@@ -1,13 +1,21 @@
-// Longest-prefix match for IPv4 (rte_fib DIR-24-8) and IPv6 (rte_fib6 trie).
-// A lookup returns a next-hop index into the switch config's next-hop table;
-// 0 means "no route". Built once per config; lookups are read-only and safe
-// from any lcore. Needs EAL (the tables live in rte_malloc memory).
+// Longest-prefix match for IPv4 and IPv6, each in the representation its
+// route count calls for (route_table_size.h): up to kCompactRoutesMax
+// prefixes a compact range table (range_table.h: a few KB, a binary search
+// per address), above that DPDK's rte_fib DIR-24-8 (IPv4) and rte_fib6
+// trie (IPv6), so a switch with an Internet table keeps O(1) lookups. Both
+// give the same next hop for every address. A lookup returns a next-hop
+// index into the switch config's next-hop table; 0 means "no route". Built
+// once per config; lookups are read-only and safe from any lcore. Only the
+// rte_fib tables need EAL (they live in rte_malloc memory).
+// Knobs: none (the sizes). Counters: none.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "control/route_table_size.h"
+#include "dataplane/forward/range_table.h"
 
 struct rte_fib;
 struct rte_fib6;
@@ -33,9 +41,17 @@ class RouteTable {
   void lookup_v4(uint32_t* ips_host4, uint64_t* nh, int n) const;
   void lookup_v6(uint8_t (*ips)[16], uint64_t* nh, int n) const;
 
+  // Which representation each family got (tests, the memory report).
+  bool compact_v4() const { return small_v4_ != nullptr; }
+  bool compact_v6() const { return small_v6_ != nullptr; }
+  // What the compact tables hold (the rte_fib ones are memory_estimate.h's).
+  uint64_t compact_bytes() const;
+
  private:
   rte_fib* v4_ = nullptr;
   rte_fib6* v6_ = nullptr;
+  std::unique_ptr<RangeTable<uint32_t>> small_v4_;
+  std::unique_ptr<RangeTable<unsigned __int128>> small_v6_;
 };
 
 }  // namespace rocelb
