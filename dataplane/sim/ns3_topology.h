@@ -6,8 +6,8 @@
 //   src dst rate delay error    L links: node ids, an ns-3 DataRate
 //   ..                          ("100Gbps"), an ns-3 Time ("1000ns"), the
 //                               link's packet error rate
-// Tokens may be split over lines as ns-3's `>>` allows; anything after the
-// L-th link is refused. A file is one when its first line is three whole
+// Tokens may be split over lines as ns-3's `>>` allows; what follows the
+// L-th link is ignored, as ns-3 ignores it (ConWeave's files end with notes). A file is one when its first line is three whole
 // numbers (is_ns3_topology), whatever its name.
 // What rocelb makes of it: hosts h<id>, switches sw<id>, ports in link
 // order, generated addressing and shortest-path ECMP routes as ns-3's
