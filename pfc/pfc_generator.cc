@@ -159,6 +159,23 @@ uint64_t PfcGenerator::next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_
   return next;
 }
 
+uint64_t PfcGenerator::ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool over_xoff) const {
+  if (num_ports_ < 64) ports &= (uint64_t{1} << num_ports_) - 1;
+  const uint8_t lossless = cfg.enable_mask;
+  over_xoff = over_xoff && lossless != 0;
+  const uint64_t xoff = over_xoff ? xoff_for(cfg, total_held_bytes(cfg)) : UINT64_MAX;
+  uint64_t out = 0;
+  for (uint64_t todo = ports; todo != 0; todo &= todo - 1) {
+    const int port = __builtin_ctzll(todo);
+    const Port& st = ports_[port];
+    bool due = st.asserted.load(kRelaxed) != 0;
+    for (uint32_t p = over_xoff && !due ? lossless : 0; p != 0 && !due; p &= p - 1)
+      due = st.held[__builtin_ctz(p)].load(kRelaxed) > xoff;
+    if (due) out |= uint64_t{1} << port;
+  }
+  return out;
+}
+
 uint64_t PfcGenerator::xoff_asserted_ns(uint16_t port, uint8_t prio, uint64_t now_ns) const {
   const Port& st = ports_[port];
   uint64_t ns = st.xoff_acc_ns[prio].load(kRelaxed);

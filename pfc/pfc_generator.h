@@ -143,6 +143,13 @@ class PfcGenerator {
   bool poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns, PfcFrameRequest& out);
   // The next poll due on `port` (at or after now_ns), or UINT64_MAX.
   uint64_t next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_t now_ns) const;
+  // Of `ports` (bit i: port i), those whose poll() now could send a frame
+  // or change anything: every port asserting XOFF on some priority and,
+  // with `over_xoff`, every port holding more than the XOFF threshold on a
+  // lossless priority. poll() on any other port returns false and changes
+  // nothing, so a caller with many ports polls only these (one threshold
+  // computed for all, not one call per port).
+  uint64_t ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool over_xoff) const;
 
   // The PFC watchdog's `drop` action: a storm on some port's queue of `prio`
   // begins or ends. PFC for prio is suppressed on every port while any such

@@ -9,12 +9,26 @@ namespace rocelb {
 
 SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp) {
   next_.fill(kNever);
+  for (uint16_t id : dp_.config().port_ids) port_mask_ |= uint64_t{1} << id;
 }
 
 void SwitchClock::reset() {
   next_.fill(kNever);
   changed_ = 0;
+  next_sample_ns_ = 0;
   for (uint16_t id : dp_.config().port_ids) dp_.set_link_up(id, true);
+}
+
+// Every port's load meter closes its interval if it passed; then the
+// earliest time one can pass again (no meter samples before it).
+void SwitchClock::sample_loads(uint64_t now_ns) {
+  uint64_t next = kNever;
+  for (uint16_t id : dp_.config().port_ids) {
+    PortTx& t = dp_.tx(id);
+    t.sample_load(now_ns);
+    next = std::min(next, t.load.last_sample_ns() + t.load.interval_ns());
+  }
+  next_sample_ns_ = next;
 }
 
 void SwitchClock::set_next(uint16_t port, uint64_t at_ps) {
@@ -32,30 +46,43 @@ int SwitchClock::earliest(uint64_t* at_ps) const {
 }
 
 void SwitchClock::begin_event(uint64_t now_ps) {
-  dp_.adopt(0);  // one thread: the epoch never changes under virtual time
+  // One thread: the epoch never changes under virtual time, but a new one
+  // (replay's config changes) may reconfigure the load meters.
+  const Epoch* epoch = &dp_.adopt(0);
+  if (epoch != epoch_) {
+    epoch_ = epoch;
+    next_sample_ns_ = 0;
+  }
   const SwitchConfig& cfg = dp_.config();
-  const bool dynamic = cfg.qos.pfc.dynamic;
+  const uint64_t now_ns = now_ps / 1000;
+  if (now_ns >= next_sample_ns_) sample_loads(now_ns);
+  // PFC refreshes due now: only ports asserting XOFF can owe one, unless
+  // thresholds are dynamic (then any port over the moving threshold).
   uint64_t touched = 0;
-  for (uint16_t id : cfg.port_ids) {
-    dp_.tx(id).sample_load(now_ps / 1000);
-    if ((dynamic || dp_.pfc().asserted_mask(id)) && dp_.tx_poll(id, now_ps / 1000))
-      touched |= uint64_t{1} << id;
+  const uint64_t poll = dp_.pfc().ports_to_poll(cfg.qos.pfc, port_mask_, cfg.qos.pfc.dynamic);
+  for (uint64_t todo = poll; todo != 0; todo &= todo - 1) {
+    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
+    if (dp_.tx_poll(id, now_ns)) touched |= uint64_t{1} << id;
   }
   suppressed_ = dp_.pfc().suppressed_mask();
   // A refresh that became due needs its port looked at now.
-  for (uint16_t id : cfg.port_ids)
-    if ((touched >> id) & 1) {
-      const uint64_t next = dp_.next_tx_ps(id, now_ps);
-      if (next < next_[id]) set_next(id, next);
-    }
+  for (uint64_t todo = touched; todo != 0; todo &= todo - 1) {
+    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
+    const uint64_t next = dp_.next_tx_ps(id, now_ps);
+    if (next < next_[id]) set_next(id, next);
+  }
 }
 
 void SwitchClock::reschedule(uint64_t touched, uint64_t now_ps, int skip) {
   const SwitchConfig& cfg = dp_.config();
-  // Dynamic thresholds and storms move every port's PFC state.
+  // Dynamic thresholds and storms move every port's PFC state: of the
+  // ports the event did not touch, those whose PFC generator may act now.
   const bool all = cfg.qos.pfc.dynamic || dp_.pfc().suppressed_mask() != suppressed_;
-  for (uint16_t id : cfg.port_ids) {
-    if (id == skip || !(all || ((touched >> id) & 1))) continue;
+  uint64_t ports = touched & port_mask_;
+  if (all) ports |= dp_.pfc().ports_to_poll(cfg.qos.pfc, port_mask_ & ~ports, true);
+  if (skip >= 0) ports &= ~(uint64_t{1} << skip);
+  for (uint64_t todo = ports; todo != 0; todo &= todo - 1) {
+    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
     dp_.tx_poll(id, now_ps / 1000);  // the event may have crossed XOFF or XON
     const uint64_t next = dp_.next_tx_ps(id, now_ps);
     if (next < next_[id]) set_next(id, next);

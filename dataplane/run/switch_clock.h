@@ -4,9 +4,10 @@
 // switches and NICs) drive the same Dataplane the same way through it:
 //
 //   begin_event(now)     before any event of this switch: load meters
-//                        sampled, PFC refreshes due now polled (only a port
-//                        asserting XOFF can owe one, unless thresholds are
-//                        dynamic)
+//                        sampled (only once one's interval can have passed),
+//                        PFC refreshes due now polled (only a port asserting
+//                        XOFF can owe one; with dynamic thresholds also one
+//                        over the threshold: PfcGenerator::ports_to_poll)
 //   arrive(port, m, now) the pipeline on one frame; the ingress port and
 //                        every port the frame was queued on are re-polled
 //                        (an XOFF crossing) and rescheduled
@@ -19,9 +20,11 @@
 //                        link of the topology names): what it sends is
 //                        counted as dropped `no_link`, not transmitted
 //
-// A port's next time only moves earlier when another port's event touches
-// it; at that time depart() finds nothing to send and reschedules it. Ports
-// whose time changed since the last take_changed() are reported as a bit
+// After an event only the ports it touched, and (dynamic thresholds, a
+// storm's start or end) those whose PFC generator may act, are polled and
+// rescheduled; no other port's time can move. A port's next time only moves
+// earlier when another port's event touches it; at that time depart() finds nothing to send and
+// reschedules it. Ports whose time changed since the last take_changed() are reported as a bit
 // mask, so a caller with many switches keeps one event heap.
 //
 // Knobs: none (the Dataplane's config). Counters: none of its own; the
@@ -78,12 +81,18 @@ class SwitchClock {
   // new work; `skip` is left alone.
   void reschedule(uint64_t touched, uint64_t now_ps, int skip);
   void set_next(uint16_t port, uint64_t at_ps);
+  void sample_loads(uint64_t now_ns);
 
   Dataplane& dp_;
   std::array<uint64_t, kMaxPorts> next_{};
   uint64_t changed_ = 0;
   uint64_t unlinked_ = 0;   // ports with nothing connected
-  uint8_t suppressed_ = 0;  // PFC storm suppression as of begin_event()
+  uint64_t port_mask_ = 0;  // the config's ports
+  // No port's load meter closes an interval before this (begin_event
+  // samples them only then).
+  uint64_t next_sample_ns_ = 0;
+  const Epoch* epoch_ = nullptr;  // the one the meters' intervals are from
+  uint8_t suppressed_ = 0;        // PFC storm suppression as of begin_event()
 };
 
 }  // namespace rocelb
