@@ -33,6 +33,17 @@ constexpr ConfigKeysFile kFiles[] = {
      "only, `--set nic.KEY=VALUE` to every host's NIC ([its keys](#topology-nic-map)); an error "
      "a `--set` causes names the `--set`.",
      topology_schema},
+    {"Topology, fat tree",
+     "A generated 3-tier k-ary fat tree, marked by its `k` key "
+     "(`configs/fabrics/fat_k4_100G_OS2.yaml`, `fat_k8_100G_OS2.yaml`: ConWeave's and HPCC's "
+     "shapes, wired as their `fat_topology_gen.py`): switches `edge0…`, `agg0…`, `core0…`, hosts "
+     "`h0…` edge by edge, shortest-path ECMP routes, each switch's ECMP group `uplinks` "
+     "(`dataplane/sim/fat_tree.h`, `topology_graph.h`). An HPCC/ConWeave ns-3 topology file "
+     "(`N S L`, the switch ids, `src dst rate delay error_rate` per link) is read as it is, "
+     "recognised by its content: hosts `h<id>`, switches `sw<id>`, the default switch config "
+     "and NIC, `--set` for the rest (`dataplane/sim/ns3_topology.h`); so is an ns-3 flow file "
+     "given as `--workload` (`dataplane/sim/ns3_flows.h`). Their errors are `FILE:LINE: rule`.",
+     fat_tree_topology_schema},
     {"Topology, explicit form",
      "A topology file with `switches`, `links` and `hosts` (`configs/fabrics/asymmetric_2x2/`, "
      "or what `rocelb-dp fabric --export DIR` writes): every switch its own config file, every "
