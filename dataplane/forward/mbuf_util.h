@@ -18,9 +18,11 @@ inline const uint8_t* mbuf_bytes(const rte_mbuf* m, uint8_t* scratch) {
   return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, m->pkt_len, scratch));
 }
 
-// mbufs of `pool` currently allocated (in-use count, all lcore caches included).
+// mbufs of `pool` currently allocated (in-use count, all lcore caches
+// included). Of the mbufs populated: a pool may fill itself as it goes
+// (run/growing_mbuf_pool.h).
 inline unsigned mbufs_in_use(const rte_mempool* pool) {
-  return rte_mempool_in_use_count(pool);
+  return pool->populated_size - rte_mempool_avail_count(pool);
 }
 
 }  // namespace rocelb

@@ -182,21 +182,19 @@ uint64_t replay_own_output_bound(const std::vector<ReplayInput>& inputs, bool pc
 ReplayRun::ReplayRun(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs) {
   std::string name = "rl_replay" + std::to_string(g_pool_seq.fetch_add(1));
   // Room for a PacketNote per mbuf: what --pcapng says of each packet.
-  pool_ = rte_pktmbuf_pool_create(name.c_str(), pool_mbufs, 256, kPacketNotePrivSize,
-                                  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-  if (!pool_)
-    throw std::runtime_error("cannot create the packet pool: " +
-                             std::string(rte_strerror(rte_errno)));
+  pool_ = std::make_unique<GrowingMbufPool>(name, pool_mbufs, kPacketNotePrivSize,
+                                            RTE_MBUF_DEFAULT_BUF_SIZE);
+  pool_->keep_free();
   // Rings hold at most the whole pool; a queue's byte limit is the real bound.
   unsigned ring = 1024;
   while (ring < pool_mbufs) ring <<= 1;
   dp_ = std::make_unique<Dataplane>(std::move(config), 1, ring, 0);
-  dp_->set_control_pool(pool_);
+  dp_->set_control_pool(pool_->get());
 }
 
 ReplayRun::~ReplayRun() {
   dp_.reset();
-  rte_mempool_free(pool_);
+  pool_.reset();
 }
 
 Json ReplayRun::counters() const {
@@ -343,6 +341,7 @@ void ReplayRun::Pass::loop() {
     const int out = clock.earliest(&out_ps);
     const uint64_t event_ps = next_event < events.size() ? events[next_event].t_ns * 1000 : kNever;
     if (!in && out < 0 && event_ps == kNever) break;
+    r.pool_->keep_free();   // what the event may allocate is there
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
     ++r.stats_.events;
     if (link_event_first(in, out, out_ps, event_ps)) {
@@ -407,7 +406,7 @@ void ReplayRun::Pass::arrive(UpstreamSender& in, uint64_t now_ps) {
     return;
   }
   const uint32_t len = static_cast<uint32_t>(f.bytes.size());
-  rte_mbuf* m = mbuf_from_bytes(r.pool_, f.bytes.data(), len);
+  rte_mbuf* m = mbuf_from_bytes(r.pool_->get(), f.bytes.data(), len);
   if (watch) watch->arrive(in.port(), m, len, now_ps / 1000);
   clock.arrive(in.port(), m, len, now_ps);
   refresh(in);

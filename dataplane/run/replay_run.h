@@ -30,6 +30,7 @@
 #include "dataplane/record/counters_json.h"
 #include "dataplane/record/reorder_meter.h"
 #include "dataplane/record/run_recorder.h"
+#include "dataplane/run/growing_mbuf_pool.h"
 #include "dataplane/run/link_event.h"
 
 namespace rocelb {
@@ -62,7 +63,8 @@ uint64_t replay_own_output_bound(const std::vector<ReplayInput>& inputs, bool pc
 
 class ReplayRun {
  public:
-  // Needs EAL. `pool_mbufs` bounds the packets the switch can hold at once.
+  // Needs EAL. `pool_mbufs` bounds the packets the switch can hold at once
+  // (the pool takes memory only as it fills).
   ReplayRun(std::unique_ptr<SwitchConfig> config, unsigned pool_mbufs);
   ~ReplayRun();
 
@@ -87,14 +89,15 @@ class ReplayRun {
   void set_link_events(std::vector<LinkEvent> events) { link_events_ = std::move(events); }
 
   Dataplane& dataplane() { return *dp_; }
-  rte_mempool* pool() const { return pool_; }
+  rte_mempool* pool() const { return pool_->get(); }
   Json counters() const;
 
  private:
   struct Pass;  // one run(): set-up, the loop, the finish (replay_run.cc)
 
+  // Filled a chunk at a time as the run holds more packets (growing_mbuf_pool.h).
+  std::unique_ptr<GrowingMbufPool> pool_;
   std::unique_ptr<Dataplane> dp_;
-  rte_mempool* pool_ = nullptr;
   ReplayStats stats_;
   ReorderMeter reorder_;
   Json upstream_;  // what each upstream sender did: frames held, time paused per priority
