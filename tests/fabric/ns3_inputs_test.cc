@@ -3,7 +3,9 @@
 // these tests), detection by content, and every malformed line refused with
 // FILE:LINE and its rule.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -11,6 +13,7 @@
 #include "dataplane/sim/ns3_text.h"
 #include "dataplane/sim/ns3_topology.h"
 #include "dataplane/sim/topology.h"
+#include "dataplane/sim/topology_explicit.h"
 #include "dataplane/sim/workload.h"
 
 namespace rocelb {
@@ -76,6 +79,27 @@ TEST(Ns3Topology, TheFourHostFabricLoads) {
   EXPECT_EQ(leaf.routes.size(), 1u);
   EXPECT_TRUE(t.switches[2].params.groups.empty());
   EXPECT_EQ(t.switches[2].params.routes.size(), 2u);
+}
+
+// The generated configs pass the explicit form's rules (every route's
+// port has a link or a host, every host a neighbor in its subnet): export
+// and load again give the same fabric.
+TEST(Ns3Topology, ExportsToTheExplicitFormAndLoadsBack) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rocelb-ns3-export-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, text] : export_explicit_topology(four_hosts()))
+    std::ofstream(dir / name) << text;
+  const Topology back = load_topology_file((dir / "fabric.yaml").string());
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(back.hosts.size(), 4u);
+  ASSERT_EQ(back.links.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(back.hosts[i].ip, four_hosts().hosts[i].ip);
+    EXPECT_EQ(back.links[i].a_port, four_hosts().links[i].a_port);
+    EXPECT_EQ(back.links[i].delay_ns, four_hosts().links[i].delay_ns);
+  }
+  EXPECT_EQ(back.switches[0].params.routes, four_hosts().switches[0].params.routes);
 }
 
 TEST(Ns3Topology, IsKnownByItsContentNotItsName) {
