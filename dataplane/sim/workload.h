@@ -128,7 +128,7 @@ inline constexpr uint64_t kMaxFlowBytes = uint64_t{1} << 31;
 // The latest time a workload names (a start, the end of the arrivals).
 inline constexpr uint64_t kMaxWorkloadTimeNs = 3600ull * 1'000'000'000;
 // The QPN a flow without `qp` sends from (and every flow's receiving QPN):
-// 0x100 + its id, as the fabric engine numbers them (24 bits, never 0 or 1).
+// 0x100 + its id, as the fabric run numbers them (24 bits, never 0 or 1).
 inline constexpr uint32_t default_qpn(uint64_t flow_id) {
   return static_cast<uint32_t>(0x100 + flow_id % 0xFFFE00);
 }

@@ -522,7 +522,7 @@ def is_response(opcode):
 def read_pcap_reordering(tracker, paths):
     """The switch's output pcaps merged in departure order: a receiving NIC
     sees one QP's packets from whichever uplinks they took, so order counts
-    across ports (as the replay engine's own meter does)."""
+    across ports (as the replay run's own meter does)."""
     if isinstance(paths, str):
         paths = [paths]
 
