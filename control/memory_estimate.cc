@@ -70,17 +70,23 @@ MemoryItem route_tables(const ConfigParams& cfg, uint64_t page) {
       cfg.routes.size(), cfg.groups.size() + cfg.neighbors.size() + cfg.ports.size());
   const uint64_t next_hops = 2 + cfg.ports.size() + targets;
 
+  // Up to kCompactRoutesMax prefixes a family: a range table (range_table.h),
+  // 2 * prefixes + 1 ranges of a start, a next hop and a length.
+  const uint64_t compact_v4 = (2 * uint64_t{n.routes_v4} + 1) * (4 + 4 + 1);
+  const uint64_t compact_v6 = (2 * uint64_t{n.routes_v6} + 1) * (16 + 4 + 1);
   // IPv4, DIR-24-8 (dir24_8_create): tbl24, tbl8 groups (+1), their bitmap.
   const uint64_t want_v4 = uint64_t{n.tbl8_v4} + 16;
   const uint64_t w4 = want_v4 > kMax2ByteEntry || next_hops > kMax2ByteEntry ? 4 : 2;
   const uint64_t tbl8_v4 = (want_v4 + 63) / 64 * 64;
-  const uint64_t v4 = kTbl24Entries * w4 + kTbl8Entries * w4 * (tbl8_v4 + 1) + tbl8_v4 / 8 +
-                      rib_bytes(n.routes_v4, page);
+  const uint64_t v4 = n.compact_v4() ? compact_v4
+                                     : kTbl24Entries * w4 + kTbl8Entries * w4 * (tbl8_v4 + 1) +
+                                           tbl8_v4 / 8 + rib_bytes(n.routes_v4, page);
   // IPv6, trie with 4-byte entries (trie_create): tbl24, tbl8 groups (+1), their pool.
   const uint64_t tbl8_v6 = uint64_t{n.tbl8_v6} + 16;
-  const uint64_t v6 = kTbl24Entries * 4 + kTbl8Entries * 4 * (tbl8_v6 + 1) + 4 * tbl8_v6 +
-                      rib_bytes(n.routes_v6, page);
-  return {"route_tables", "routes", v4 + v6, kTbl24Entries * (2 + 4)};
+  const uint64_t v6 = n.compact_v6() ? compact_v6
+                                     : kTbl24Entries * 4 + kTbl8Entries * 4 * (tbl8_v6 + 1) +
+                                           4 * tbl8_v6 + rib_bytes(n.routes_v6, page);
+  return {"route_tables", "routes", v4 + v6, 0};
 }
 
 MemoryItem group_tables(const ConfigParams& cfg, uint32_t workers) {

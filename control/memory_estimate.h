@@ -6,8 +6,11 @@
 // Items (in this order; each formula mirrors the code that allocates):
 //   group_tables     every group's load-balancing table (lb_knobs.h
 //                    group_table_bytes), once per forwarding worker
-//   route_tables     the IPv4 DIR-24-8 FIB and the IPv6 trie FIB, sized as
-//                    dataplane/forward/route_table.h sizes them (DPDK 22.11
+//   route_tables     per family (IPv4, IPv6), as dataplane/forward/
+//                    route_table.h builds it (route_table_size.h decides):
+//                    up to 2048 prefixes a compact range table, 2 * prefixes
+//                    + 1 ranges of 9 bytes (IPv4) or 21 (IPv6); above, the
+//                    DIR-24-8 FIB (IPv4) or the trie FIB (IPv6) (DPDK 22.11
 //                    lib/fib): 2^24 first-level entries each (2 or 4 bytes
 //                    IPv4, 4 bytes IPv6), 256 entries per tbl8 group, one
 //                    tbl8 per IPv4 prefix longer than /24 and one per 8 bits
@@ -69,8 +72,7 @@ struct MemoryItem {
   std::string name;    // group_tables, route_tables, ...
   std::string key;     // the config key path that sizes it; "" when none does
   uint64_t bytes = 0;  // what it takes
-  uint64_t floor = 0;  // what no config can shrink: all of it without a key; the
-                       // first-level FIB tables of route_tables
+  uint64_t floor = 0;  // what no config can shrink: all of it without a key
 };
 
 struct MemoryEstimate {

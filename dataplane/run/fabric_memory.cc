@@ -29,7 +29,18 @@ uint32_t fabric_pool_mbufs(size_t switches) {
 }
 
 uint32_t fabric_mbuf_room(uint32_t mtu) {
-  return std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, roce_data_frame_bytes(mtu) + 64);
+  // No 2048-byte floor (DPDK's default room, which the pool took when it
+  // was made): nothing in a fabric writes past a frame but the switch's own
+  // ARP and NDP replies, which the 64 bytes hold.
+  return roce_data_frame_bytes(mtu) + 64;
+}
+
+uint64_t fabric_pool_object_bytes(uint32_t mtu) {
+  // As rte_mempool_calc_obj_size lays out a packed (RTE_MEMPOOL_F_NO_IOVA_CONTIG)
+  // object: its 64-byte header, then the element in whole cache lines.
+  const uint64_t elt =
+      sizeof(rte_mbuf) + kPacketNotePrivSize + RTE_PKTMBUF_HEADROOM + fabric_mbuf_room(mtu);
+  return 64 + (elt + 63) / 64 * 64;
 }
 
 FabricMemory estimate_fabric_memory(const Topology& topo) {
@@ -52,17 +63,14 @@ FabricMemory estimate_fabric_memory(const Topology& topo) {
     }
     m.egress_rings += s.params.ports.size() * ring_bytes(sizeof(PauseEvent), kPauseInboxSlots);
   }
-  // One pool: each buffer its mempool header, rte_mbuf, note, headroom and
-  // room, as many as fit a page (at least a page each), and its ring.
-  const uint64_t object = 64 + sizeof(rte_mbuf) + kPacketNotePrivSize + RTE_PKTMBUF_HEADROOM +
-                          fabric_mbuf_room(topo.nic.mtu);
+  // One pool grown to its most: each buffer packed (growing_mbuf_pool.h),
+  // a cache line a chunk, its ring and the mempool with its lcore caches.
   const uint64_t n = fabric_pool_mbufs(m.switches);
-  const uint64_t per_page = kPage / object;
-  const uint64_t pages =
-      per_page ? (n + per_page - 1) / per_page : n * ((object + kPage - 1) / kPage);
   uint64_t slots = 1;
   while (slots < n + 1) slots <<= 1;
-  m.packet_pool = pages * kPage + ring_bytes(8, slots) + dpdk_bytes::kMempoolWithCaches;
+  const uint64_t chunks = (n + kFabricPoolChunk - 1) / kFabricPoolChunk;
+  m.packet_pool = n * fabric_pool_object_bytes(topo.nic.mtu) + chunks * 64 + ring_bytes(8, slots) +
+                  dpdk_bytes::kMempoolWithCaches;
   m.total = m.route_tables + m.egress_rings + m.other + m.packet_pool;
   return m;
 }

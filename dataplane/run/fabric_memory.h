@@ -25,11 +25,19 @@ namespace rocelb {
 // Slots of every egress ring of a fabric switch.
 inline constexpr uint32_t kFabricRingSlots = 16384;
 
-// The fabric's one packet pool: enough for every queue of a loaded fabric;
-// a pool that runs dry drops with reason no_buffer, never silently.
+// The fabric's one packet pool grows to at most this many buffers: enough
+// for every queue of a loaded fabric; a pool that runs dry drops with reason
+// no_buffer, never silently.
 uint32_t fabric_pool_mbufs(size_t switches);
-// The data room of each of its buffers: the NICs' largest frame (mtu).
+// It starts with, and grows by, this many (growing_mbuf_pool.h).
+inline constexpr uint32_t kFabricPoolChunk = 4096;
+// The data room of each of its buffers: the NICs' largest frame (mtu) and
+// 64 bytes for the replies the switch writes into a frame it answers (ARP,
+// NDP: under 90 bytes).
 uint32_t fabric_mbuf_room(uint32_t mtu);
+// What one buffer of the pool takes: mempool header, rte_mbuf, note,
+// headroom and room, packed (no page alignment).
+uint64_t fabric_pool_object_bytes(uint32_t mtu);
 
 struct FabricMemory {
   uint64_t route_tables = 0;

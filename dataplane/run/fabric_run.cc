@@ -28,6 +28,7 @@
 #include "dataplane/run/event_queue.h"
 #include "dataplane/run/fabric_memory.h"
 #include "dataplane/run/fabric_output_estimate.h"
+#include "dataplane/run/growing_mbuf_pool.h"
 #include "dataplane/run/switch_clock.h"
 #include "dataplane/sim/fabric_report.h"
 #include "dataplane/sim/fabric_summary.h"
@@ -125,7 +126,8 @@ struct FabricRun::Impl {
   NicParams nic_params;
   Workload workload;
   uint64_t seed = 1;
-  rte_mempool* pool = nullptr;
+  std::unique_ptr<GrowingMbufPool> pool_owner;  // make_pool; keep_free() before each event
+  rte_mempool* pool = nullptr;                  // its mempool
   std::vector<SwitchNode> sw;
   std::vector<HostNode> hosts;
   LinkMeters links;                // links.csv
@@ -228,7 +230,7 @@ FabricRun::~FabricRun() {
   impl_->release_events();
   impl_->sw.clear();  // Dataplanes free their queued mbufs into the pool
   impl_->hosts.clear();
-  rte_mempool_free(impl_->pool);
+  impl_->pool_owner.reset();
 }
 
 void FabricRun::Impl::release_events() {
@@ -248,17 +250,19 @@ void FabricRun::Impl::build() {
 }
 
 // One pool for the fabric: a frame crosses switches without a copy. Its
-// buffers hold the largest frame the NICs make in one segment; its size and
-// the rings' are fabric_memory.h's, which estimated them.
+// buffers hold the largest frame the NICs make in one segment; it fills a
+// chunk at a time with the frames in flight, up to fabric_pool_mbufs()
+// (growing_mbuf_pool.h: loop() keeps some free before each event, so a get
+// fails only when that many are in use, as a fixed pool's would); its sizes
+// and the rings' are fabric_memory.h's, which estimated them.
 void FabricRun::Impl::make_pool() {
-  const uint32_t room = fabric_mbuf_room(nic_params.mtu);
-  const unsigned mbufs = fabric_pool_mbufs(topo.switches.size());
-  const std::string name = "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1));
-  pool = rte_pktmbuf_pool_create(name.c_str(), mbufs, 256, kPacketNotePrivSize,
-                                 static_cast<uint16_t>(room + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
-  if (!pool)
-    throw std::runtime_error("cannot create the packet pool: " +
-                             std::string(rte_strerror(rte_errno)));
+  pool_owner = std::make_unique<GrowingMbufPool>(
+      "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1)),
+      fabric_pool_mbufs(topo.switches.size()), kPacketNotePrivSize,
+      static_cast<uint16_t>(fabric_mbuf_room(nic_params.mtu) + RTE_PKTMBUF_HEADROOM),
+      kFabricPoolChunk);
+  pool_owner->keep_free();
+  pool = pool_owner->get();
 }
 
 void FabricRun::Impl::make_switches() {
@@ -585,6 +589,7 @@ void FabricRun::Impl::loop(uint64_t until_ps, FabricResult& res) {
   while (!heap.empty() && finished < res.flows) {
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
     if (heap.top_time() > until_ps) break;
+    pool_owner->keep_free();  // what the event may allocate is there (make_pool)
     const Event e = heap.pop();
     now = e.t;
     ++res.events;

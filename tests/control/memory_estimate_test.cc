@@ -43,15 +43,11 @@ TEST(MemoryEstimate, BreakdownOfASmallConfigAddsUp) {
   EXPECT_EQ(e.runtime.workers, 1u);
 
   EXPECT_EQ(item(e, "group_tables").bytes, 0u);  // fixed keeps no table
-  // IPv4: 5 prefixes (the default route, two /24s, two /32s: 2 tbl8), so
-  // 2-byte entries and 18 tbl8 rounded to 64: tbl24 2^24 * 2, tbl8 256 * 2
-  // * 65, bitmap 8, RIB 42 nodes of 192 bytes (21 a 4 KiB page: a whole
-  // page, 21 nodes on the last one, a node's margin) + a ring of 64 slots
-  // (384 + 512).
-  const uint64_t v4 = 33'554'432 + 33'280 + 8 + (4096 + 21 * 192 + 191) + 896;
-  // IPv6: 4 prefixes (two /64s: 5 tbl8 each, two /128s: 13 each), 36 + 16
-  // tbl8: tbl24 2^24 * 4, tbl8 256 * 4 * 53, pool 4 * 52, RIB 40 nodes.
-  const uint64_t v6 = 67'108'864 + 54'272 + 208 + (4096 + 19 * 192 + 191) + 896;
+  // IPv4: 5 prefixes (the default route, two /24s, two /32s), IPv6: 4 (two
+  // /64s, two /128s): compact tables of 2 * prefixes + 1 ranges, 9 and 21
+  // bytes a range.
+  const uint64_t v4 = 11 * 9;
+  const uint64_t v6 = 9 * 21;
   EXPECT_EQ(item(e, "route_tables").bytes, v4 + v6);
   EXPECT_EQ(item(e, "route_tables").key, "routes");
   // 3 neighbors + 2 * 2 ports expected: 16 slots of 28 bytes.
@@ -118,8 +114,9 @@ TEST(MemoryEstimate, GroupTablesCountOncePerWorkerAndNameTheBiggestGroup) {
   EXPECT_EQ(four.total, sum(four));
 }
 
-// A /25 takes a tbl8; more than 32767 of them widen IPv4 entries to 4 bytes.
-TEST(MemoryEstimate, LongPrefixesTakeTbl8GroupsAndWidenEntries) {
+// Up to 2048 prefixes a family: a compact table that grows by 2 ranges of
+// 9 bytes a prefix.
+TEST(MemoryEstimate, FewRoutesTakeACompactTable) {
   auto routes_of = [](int n) {
     std::string r = "routes:\n";
     for (int i = 0; i < n; ++i)
@@ -132,11 +129,29 @@ TEST(MemoryEstimate, LongPrefixesTakeTbl8GroupsAndWidenEntries) {
   const uint64_t few = item(estimate_memory(load(d.text())), "route_tables").bytes;
   d.routes = routes_of(2000);
   const uint64_t more = item(estimate_memory(load(d.text())), "route_tables").bytes;
-  // tbl8 groups of 512 bytes: 1002 + 16 rounded to 1024, then 2048 (and
-  // their bitmap); RIB nodes from 2042 (97 pages of 21 and 5) to 4042 (192
-  // and 10), whose ring doubles to 4096 slots.
-  EXPECT_EQ(more - few, (2048 - 1024) * (512 + 1.0 / 8) + (192 - 97) * 4096 + (10 - 5) * 192 +
-                            (4096 - 2048) * 8);
+  EXPECT_EQ(more - few, 1000u * 2 * 9);
+  EXPECT_LT(more, 64u << 10);
+}
+
+// Above 2048, DIR-24-8: a /25 takes a tbl8.
+TEST(MemoryEstimate, LongPrefixesTakeTbl8Groups) {
+  auto routes_of = [](int n) {
+    std::string r = "routes:\n";
+    for (int i = 0; i < n; ++i)
+      r += "  - {prefix: 11." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
+           ".0/25, group: g}\n";
+    return r;
+  };
+  Doc d;
+  d.routes = routes_of(3000);
+  const uint64_t few = item(estimate_memory(load(d.text())), "route_tables").bytes;
+  d.routes = routes_of(4000);
+  const uint64_t more = item(estimate_memory(load(d.text())), "route_tables").bytes;
+  // The IPv6 table stays compact. tbl8 groups of 512 bytes: 3002 + 16
+  // rounded to 3072, then 4032 (and their bitmap); RIB nodes from 6042 (287
+  // pages of 21 and 15) to 8042 (382 and 20), in a ring of 8192 slots both.
+  EXPECT_EQ(more - few, (4032 - 3072) * (512 + 1.0 / 8) + (382 - 287) * 4096 + (20 - 15) * 192);
+  EXPECT_GT(few, 32u << 20);  // the 2-byte tbl24
 }
 
 // ---- the loader's rule ------------------------------------------------------
@@ -157,41 +172,41 @@ TEST(MemoryLimit, DefaultIsFourGigabytesAndAKeyChangesIt) {
   EXPECT_EQ(error_of(d.text()), "x.yaml: limits.memory: unknown key (known: max_memory)");
 }
 
-// With the loader's runtime Doc takes about 396 MB, of which 387 MB
-// whatever the config says (the first-level route tables, the packet pool,
-// the control replies).
+// With the loader's runtime Doc takes about 295 MB, of which 287 MB
+// whatever the config says (the packet pool, the control replies); its
+// route tables are compact (a few hundred bytes).
 TEST(MemoryLimit, OverTheLimitNamesTheKeyThatAsksTheMost) {
   Doc d;
   d.groups = "groups:\n  g: {members: [10.0.0.2, 10.0.1.2], mode: flowlet_random}\n";
-  EXPECT_EQ(error_of(d.text(), {"limits.max_memory=400MB"}), "no error");
-  const std::vector<std::string> big = {"limits.max_memory=400MB", "groups.g.max_flows=1048576"};
+  EXPECT_EQ(error_of(d.text(), {"limits.max_memory=300MB"}), "no error");
+  const std::vector<std::string> big = {"limits.max_memory=300MB", "groups.g.max_flows=1048576"};
   EXPECT_EQ(error_of(d.text(), big),
-            "--set groups.g.max_flows=1048576: groups.g.max_flows: the config needs about 413 MB "
-            "with 1 worker (packet_pool 270 MB, route_tables 101 MB, group_tables 16.8 MB, "
-            "control_replies 16.8 MB, egress_rings 8.39 MB, neighbor_table 448 B), more than "
-            "limits.max_memory (400 MB)");
+            "--set groups.g.max_flows=1048576: groups.g.max_flows: the config needs about 312 MB "
+            "with 1 worker (packet_pool 270 MB, group_tables 16.8 MB, control_replies 16.8 MB, "
+            "egress_rings 8.39 MB, neighbor_table 448 B, route_tables 288 B), more than "
+            "limits.max_memory (300 MB)");
   // The same from the file: the file is named.
-  d.sw = "limits: {max_memory: 400MB}\n";
+  d.sw = "limits: {max_memory: 300MB}\n";
   d.groups =
       "groups:\n  g: {members: [10.0.0.2, 10.0.1.2], mode: flowlet_random, max_flows: 1048576}\n";
   EXPECT_EQ(
-      error_of(d.text()).rfind("x.yaml: groups.g.max_flows: the config needs about 413 MB", 0), 0u)
+      error_of(d.text()).rfind("x.yaml: groups.g.max_flows: the config needs about 312 MB", 0), 0u)
       << error_of(d.text());
 }
 
 TEST(MemoryLimit, ManyLongIpv6RoutesAreBlamedOnRoutes) {
   Doc d;
-  d.sw = "limits: {max_memory: 500MB}\n";
+  d.sw = "limits: {max_memory: 450MB}\n";
   d.routes = "routes:\n";
   for (int i = 0; i < 10000; ++i)  // 13 tbl8 of 1 KiB each: about 138 MB
     d.routes += "  - {prefix: \"fd10::" + std::to_string(i) + "/128\", port: 0}\n";
   const std::string err = error_of(d.text());
-  EXPECT_EQ(err.rfind("x.yaml: routes: the config needs about 534 MB with 1 worker (packet_pool "
-                      "270 MB, route_tables 239 MB, ",
+  EXPECT_EQ(err.rfind("x.yaml: routes: the config needs about 500 MB with 1 worker (packet_pool "
+                      "270 MB, route_tables 205 MB, ",
                       0),
             0u)
       << err;
-  EXPECT_NE(err.find("more than limits.max_memory (500 MB)"), std::string::npos) << err;
+  EXPECT_NE(err.find("more than limits.max_memory (450 MB)"), std::string::npos) << err;
   d.sw = "limits: {max_memory: 600MB}\n";
   EXPECT_EQ(error_of(d.text()), "no error");
 }
@@ -199,10 +214,10 @@ TEST(MemoryLimit, ManyLongIpv6RoutesAreBlamedOnRoutes) {
 TEST(MemoryLimit, ALimitBelowWhatAnyConfigNeedsNamesTheLimit) {
   const std::string err = error_of(Doc().text(), {"limits.max_memory=250MB"});
   EXPECT_EQ(err,
-            "--set limits.max_memory=250MB: limits.max_memory: must be at least 387 MB, what the "
-            "switch needs whatever the rest of the config says (this config: about 396 MB with 1 "
-            "worker: packet_pool 270 MB, route_tables 101 MB, control_replies 16.8 MB, "
-            "egress_rings 8.39 MB, neighbor_table 448 B)");
+            "--set limits.max_memory=250MB: limits.max_memory: must be at least 287 MB, what the "
+            "switch needs whatever the rest of the config says (this config: about 295 MB with 1 "
+            "worker: packet_pool 270 MB, control_replies 16.8 MB, egress_rings 8.39 MB, "
+            "neighbor_table 448 B, route_tables 288 B)");
 }
 
 // Every worker keeps every group's table: what one worker fits (64 groups
@@ -221,7 +236,7 @@ TEST(MemoryLimit, WorkersMultiplyTheGroupTables) {
     FAIL() << "4 workers of 1 GiB tables were accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).rfind(
-                  "x.yaml: groups.g0.max_flows: the config needs about 4.55 GB with 4 workers "
+                  "x.yaml: groups.g0.max_flows: the config needs about 4.45 GB with 4 workers "
                   "(group_tables 4.29 GB, ",
                   0),
               0u)

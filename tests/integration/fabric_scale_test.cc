@@ -54,11 +54,11 @@ TEST_F(FabricScale, A192HostFabricStartsAndRuns) {
 }
 
 TEST_F(FabricScale, AFabricLargerThanMaxMemoryIsRefusedBeforeItStarts) {
-  const auto r = fabric("--max-memory 1GB --out-dir " + (dir_ / "out").string());
+  const auto r = fabric("--max-memory 500MB --out-dir " + (dir_ / "out").string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   for (const char* says : {"fabric.yaml: ", "20 switches", "route tables", "egress rings",
-                           "packet pool", "more than --max-memory 1.00 GB"})
+                           "packet pool", "more than --max-memory 500 MB"})
     EXPECT_NE(r.err.find(says), std::string::npos) << says << "\n" << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "out"));
   const auto bad = fabric("--max-memory lots --out-dir " + (dir_ / "out").string());
