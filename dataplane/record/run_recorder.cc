@@ -9,10 +9,13 @@
 
 namespace rocelb {
 
-std::FILE* RunRecorder::open(const std::string& path) {
+std::FILE* RunRecorder::open(const std::string& path, std::unique_ptr<char[]>& buf) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
-  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
+  // glibc keeps a 4 KiB buffer when setvbuf is given a size and no buffer.
+  constexpr size_t kBuffer = 1 << 20;
+  buf = std::make_unique<char[]>(kBuffer);
+  std::setvbuf(f, buf.get(), _IOFBF, kBuffer);
   return f;
 }
 
@@ -35,9 +38,9 @@ RunRecorder::RunRecorder(const RecordOptions& opt, const std::string& events_pat
       events_path_(events_path),
       timeline_path_(timeline_path),
       budget_(budget) {
-  if (opt_.events) events_ = open(events_path_);
+  if (opt_.events) events_ = open(events_path_, events_buf_);
   if (opt_.timeline_ns) {
-    timeline_ = open(timeline_path_);
+    timeline_ = open(timeline_path_, timeline_buf_);
     sampler_ = std::make_unique<TimelineSampler>(timeline_, base_ns_);
     next_ns_ = opt_.timeline_ns;
   }

@@ -75,12 +75,14 @@ class RunRecorder {
  private:
   void advance_to(uint64_t now_ns);
   bool sample(uint64_t t_ns, uint64_t interval_ns);
-  static std::FILE* open(const std::string& path);
+  // A stream with `buf` (1 MiB, made here) as its buffer.
+  static std::FILE* open(const std::string& path, std::unique_ptr<char[]>& buf);
   static void close(std::FILE*& f, const std::string& path);
 
   RecordOptions opt_;
   uint64_t base_ns_;
   std::string events_path_, timeline_path_;
+  std::unique_ptr<char[]> events_buf_, timeline_buf_;  // outlive the streams
   std::FILE* events_ = nullptr;
   std::FILE* timeline_ = nullptr;
   std::unique_ptr<TimelineSampler> sampler_;

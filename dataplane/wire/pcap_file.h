@@ -7,7 +7,8 @@
 // without taking it. A record holds 1 to snaplen bytes (a header snaplen of 0
 // sets no limit) and never more than 262144: anything else is a broken file
 // (a run of zeros after the header would otherwise read as endless empty
-// frames). PcapWriter writes nanosecond pcap, linktype 1 (Ethernet), snaplen
+// frames). Both read and write through a 1 MiB buffer of their own (a
+// replay streams hundreds of MB). PcapWriter writes nanosecond pcap, linktype 1 (Ethernet), snaplen
 // 262144, little-endian, so output bytes do not depend on the machine; it
 // refuses a time past 2106 (32-bit seconds) rather than wrap it. Every error
 // (unreadable file, pcapng or other non-pcap, truncated header or record, a
@@ -83,6 +84,7 @@ class PcapReader {
   };
 
   std::string path_;
+  std::unique_ptr<char[]> iobuf_;  // the stream's buffer: outlives f_
   std::unique_ptr<std::FILE, Closer> f_;
   bool nsec_ = false;
   bool big_endian_ = false;
@@ -115,6 +117,7 @@ class PcapWriter {
   };
 
   std::string path_;
+  std::unique_ptr<char[]> iobuf_;  // the stream's buffer: outlives f_
   std::unique_ptr<std::FILE, Closer> f_;
 };
 

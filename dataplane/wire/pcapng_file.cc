@@ -15,7 +15,7 @@ constexpr uint32_t kEnhancedPacket = 6;
 constexpr uint32_t kByteOrderMagic = 0x1A2B3C4D;
 constexpr uint16_t kOptEnd = 0, kOptComment = 1, kOptIfName = 2, kOptIfTsresol = 9,
                    kOptShbUserAppl = 4;
-constexpr size_t kIoBuffer = 1 << 18;
+constexpr size_t kIoBuffer = 1 << 20;
 
 inline size_t pad4(size_t n) {
   return (n + 3) & ~size_t{3};
@@ -57,7 +57,8 @@ PcapngWriter::PcapngWriter(const std::string& path, const std::string& interface
     : path_(path) {
   f_.reset(std::fopen(path.c_str(), "wb"));
   if (!f_) fail(std::string("cannot create: ") + std::strerror(errno));
-  std::setvbuf(f_.get(), nullptr, _IOFBF, kIoBuffer);
+  iobuf_ = std::make_unique<char[]>(kIoBuffer);  // setvbuf ignores a size without a buffer
+  std::setvbuf(f_.get(), iobuf_.get(), _IOFBF, kIoBuffer);
   begin(block_, kSectionHeader);
   u32(block_, kByteOrderMagic);
   u16(block_, 1);  // version 1.0
@@ -87,7 +88,7 @@ void PcapngWriter::fail(const std::string& what) const {
 }
 
 void PcapngWriter::put(const void* p, size_t n) {
-  if (std::fwrite(p, 1, n, f_.get()) != n)
+  if (fwrite_unlocked(p, 1, n, f_.get()) != n)  // one thread per writer
     fail(std::string("write error: ") + std::strerror(errno));
 }
 

@@ -36,6 +36,7 @@ class PcapngWriter {
   };
 
   std::string path_;
+  std::unique_ptr<char[]> iobuf_;  // the stream's buffer: outlives f_
   std::unique_ptr<std::FILE, Closer> f_;
   std::vector<uint8_t> block_;  // one block, assembled before it is written
 };
