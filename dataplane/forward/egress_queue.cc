@@ -18,7 +18,7 @@ EgressQueue::~EgressQueue() {
   }
 }
 
-// The ring lives in DPDK's heap (rte_zmalloc), not in a memzone of its own
+// The ring lives in DPDK's heap (rte_malloc), not in a memzone of its own
 // as rte_ring_create would put it: memzones are few (RTE_MAX_MEMZONE, 2560),
 // and a fabric has eight rings a port on every switch.
 void EgressQueue::init(const std::string& name, unsigned capacity, bool single_producer) {
@@ -34,8 +34,10 @@ rte_ring* alloc_ring(const std::string& name, unsigned elem_bytes, unsigned coun
     rte_errno = static_cast<int>(-bytes);
     return nullptr;
   }
-  auto* r = static_cast<rte_ring*>(rte_zmalloc_socket(name.c_str(), static_cast<size_t>(bytes),
-                                                      RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY));
+  // Not zeroed: rte_ring_init writes the header and a slot is written
+  // before it is read, so a slot never used costs no resident memory.
+  auto* r = static_cast<rte_ring*>(rte_malloc_socket(name.c_str(), static_cast<size_t>(bytes),
+                                                     RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY));
   if (!r) {
     rte_errno = ENOMEM;
     return nullptr;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "control/human_units.h"
 #include "control/memory_estimate.h"
@@ -37,10 +38,15 @@ uint32_t fabric_mbuf_room(uint32_t mtu) {
 
 uint64_t fabric_pool_object_bytes(uint32_t mtu) {
   // As rte_mempool_calc_obj_size lays out a packed (RTE_MEMPOOL_F_NO_IOVA_CONTIG)
-  // object: its 64-byte header, then the element in whole cache lines.
+  // object: its 64-byte header, then the element, in whole cache lines; a
+  // count of lines prime to EAL's memory channels times ranks (4 and 1:
+  // EAL's defaults, what the fabric starts it with), so objects spread
+  // over the channels.
   const uint64_t elt =
       sizeof(rte_mbuf) + kPacketNotePrivSize + RTE_PKTMBUF_HEADROOM + fabric_mbuf_room(mtu);
-  return 64 + (elt + 63) / 64 * 64;
+  uint64_t lines = 1 + (elt + 63) / 64;
+  while (std::gcd(lines, uint64_t{4}) != 1) ++lines;
+  return lines * 64;
 }
 
 FabricMemory estimate_fabric_memory(const Topology& topo) {
@@ -52,6 +58,7 @@ FabricMemory estimate_fabric_memory(const Topology& topo) {
   rt.page_bytes = kPage;
   for (const FabricSwitch& s : topo.switches) {
     const MemoryEstimate e = estimate_memory(s.params, rt);
+    const uint64_t before = m.route_tables + m.egress_rings + m.other;
     for (const MemoryItem& i : e.items) {
       if (i.name == "route_tables")
         m.route_tables += i.bytes;
@@ -62,6 +69,7 @@ FabricMemory estimate_fabric_memory(const Topology& topo) {
       // packet_pool and control_replies: a fabric switch has neither.
     }
     m.egress_rings += s.params.ports.size() * ring_bytes(sizeof(PauseEvent), kPauseInboxSlots);
+    m.per_switch.push_back(m.route_tables + m.egress_rings + m.other - before);
   }
   // One pool grown to its most: each buffer packed (growing_mbuf_pool.h),
   // a cache line a chunk, its ring and the mempool with its lcore caches.
@@ -90,7 +98,7 @@ uint64_t physical_memory_bytes() {
 
 unsigned fabric_eal_memory_mb(uint64_t bytes) {
   const uint64_t mb = (bytes + bytes / 4) / (1024 * 1024) + 512;
-  return static_cast<unsigned>(std::clamp<uint64_t>(mb, 8192, UINT32_MAX));
+  return static_cast<unsigned>(std::clamp<uint64_t>(mb, 1024, UINT32_MAX));
 }
 
 }  // namespace rocelb

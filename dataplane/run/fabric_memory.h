@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dataplane/sim/topology.h"
 
@@ -46,6 +47,7 @@ struct FabricMemory {
   uint64_t packet_pool = 0;
   uint64_t total = 0;
   size_t switches = 0;
+  std::vector<uint64_t> per_switch;  // each switch's tables, rings and inboxes
   // "3.51 GB (20 switches: route tables 2.01 GB, egress rings ...)".
   std::string describe() const;
 };
@@ -57,8 +59,11 @@ uint64_t physical_memory_bytes();
 
 // The megabytes to give EAL (-m) for a fabric estimated at `bytes`: the
 // estimate, a quarter more for DPDK's own (heap headers, alignment,
-// memzones) and 512 MB, and never less than 8192 (what a fabric got
-// before).
+// memzones) and 512 MB, and never less than 1024. Not more: without
+// hugepages EAL describes every 4 KiB page of it up front (48 bytes a page
+// of resident memory: 8192 MB cost 100 MB before anything ran). The packet
+// pool's chunks are process memory (growing_mbuf_pool.h), so this is room
+// to spare.
 unsigned fabric_eal_memory_mb(uint64_t bytes);
 
 }  // namespace rocelb

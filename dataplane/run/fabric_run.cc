@@ -710,6 +710,13 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
   facts.events = res.events;
   facts.peak_rss_kb = peak_rss_kb();
   facts.frames_on_wires_at_end = on_wires;
+  const FabricMemory mem = estimate_fabric_memory(topo);  // as the switches allocated
+  for (size_t s = 0; s < sw.size(); ++s)
+    facts.memory.switch_bytes.push_back({sw[s].name, mem.per_switch[s]});
+  facts.memory.pool_mbufs = pool_owner->populated();
+  facts.memory.pool_max_mbufs = pool_owner->capacity();
+  facts.memory.pool_mbuf_bytes = fabric_pool_object_bytes(nic_params.mtu);
+  for (const HostNode& h : hosts) facts.memory.host_bytes.push_back(h.nic->state_bytes());
   outs.write("summary.json", fabric_summary(facts, records, counters, nics).dump(2) + "\n");
   RunManifest manifest;
   manifest.kind = "fabric";

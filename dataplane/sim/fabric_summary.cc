@@ -1,5 +1,7 @@
 #include "dataplane/sim/fabric_summary.h"
 
+#include <algorithm>
+
 namespace rocelb {
 
 namespace {
@@ -63,6 +65,47 @@ Json switch_totals(const std::vector<Json>& counters) {
   return j;
 }
 
+Json memory_cost(const MemoryFacts& m) {
+  Json j;
+  uint64_t sw_total = 0, sw_max = 0, host_total = 0, host_max = 0;
+  Json per_switch = Json::object();
+  for (const auto& [name, b] : m.switch_bytes) {
+    sw_total += b;
+    sw_max = std::max(sw_max, b);
+    per_switch[name] = b;
+  }
+  for (uint64_t b : m.host_bytes) {
+    host_total += b;
+    host_max = std::max(host_max, b);
+  }
+  const uint64_t pool = m.pool_mbufs * m.pool_mbuf_bytes;
+  const uint64_t n_sw = m.switch_bytes.size(), n_h = m.host_bytes.size();
+  j["switches"] = {{"count", n_sw},
+                   {"bytes_total", sw_total},
+                   {"bytes_each_mean", n_sw ? sw_total / n_sw : 0},
+                   {"bytes_each_max", sw_max},
+                   {"bytes", per_switch},
+                   {"counted",
+                    "route, group and neighbor tables, egress rings and pause inboxes "
+                    "as allocated"}};
+  j["packet_pool"] = {{"mbufs", m.pool_mbufs},
+                      {"max_mbufs", m.pool_max_mbufs},
+                      {"mbuf_bytes", m.pool_mbuf_bytes},
+                      {"bytes", pool},
+                      {"bytes_per_switch", n_sw ? pool / n_sw : 0},
+                      {"counted",
+                       "buffers made by the end of the run (the pool grows with the "
+                       "packets in flight), each with its header and data room"}};
+  j["hosts"] = {{"count", n_h},
+                {"bytes_total", host_total},
+                {"bytes_each_mean", n_h ? host_total / n_h : 0},
+                {"bytes_each_max", host_max},
+                {"counted",
+                 "each NIC model's state at the end of the run: its queue pairs, "
+                 "their buffers, maps and queues"}};
+  return j;
+}
+
 Json fabric_summary(const RunFacts& f, const std::vector<FlowRecord>& flows,
                     const std::vector<Json>& counters,
                     const std::vector<const NicCounters*>& nics) {
@@ -83,6 +126,7 @@ Json fabric_summary(const RunFacts& f, const std::vector<FlowRecord>& flows,
   cost["simulated_ms_per_wall_s"] =
       f.wall_s > 0 ? static_cast<double>(f.sim_ns) / 1e6 / f.wall_s : 0.0;
   cost["peak_rss_mb"] = f.peak_rss_kb / 1024;
+  cost["memory"] = memory_cost(f.memory);
   j["cost"] = cost;
   uint64_t finished = 0;
   for (const FlowRecord& r : flows) finished += r.finish_ns ? 1 : 0;

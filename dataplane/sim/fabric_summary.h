@@ -1,11 +1,10 @@
 // summary.json of a fabric run: what ran (topology, workload, seed,
 // command), what it cost (simulated and wall time, events per wall second,
-// peak memory), FCT slowdown by flow size (fabric_report.h), and the totals
-// of every switch (drops by reason, ECN marks, PFC frames and paused time)
-// and every NIC (CNPs, retransmissions, out-of-order arrivals, timeouts).
-// Switch figures are summed from each switch's counters.json document, so
-// the two can never disagree. Everything but the `cost` object is the same
-// on every rerun with the same inputs and seed.
+// peak memory, memory per switch, per host and the packet pool's), FCT slowdown by flow size
+// (fabric_report.h), and the totals of every switch (drops by reason, ECN marks, PFC frames and
+// paused time) and every NIC (CNPs, retransmissions, out-of-order arrivals, timeouts). Switch
+// figures are summed from each switch's counters.json document, so the two can never disagree.
+// Everything but the `cost` object is the same on every rerun with the same inputs and seed.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +18,20 @@
 
 namespace rocelb {
 
+// What the run's parts take in memory (summary.json cost.memory), each
+// with how it was counted.
+struct MemoryFacts {
+  // Per switch: its route, group and neighbor tables, egress rings and pause
+  // inboxes as allocated (sized by dataplane/run/fabric_memory.h, which
+  // mirrors the allocations); in topology order.
+  std::vector<std::pair<std::string, uint64_t>> switch_bytes;
+  // The one packet pool: buffers made by the end of the run (it grows with
+  // the packets in flight), its most, and the bytes one takes.
+  uint64_t pool_mbufs = 0, pool_max_mbufs = 0, pool_mbuf_bytes = 0;
+  // Per host: its NIC model's state at the end of the run (RoceNic::state_bytes).
+  std::vector<uint64_t> host_bytes;
+};
+
 struct RunFacts {
   std::string topology, workload, command_line;
   uint64_t seed = 0;
@@ -27,7 +40,11 @@ struct RunFacts {
   uint64_t events = 0;
   uint64_t peak_rss_kb = 0;
   uint64_t frames_on_wires_at_end = 0;
+  MemoryFacts memory;
 };
+
+// cost.memory of summary.json (fabric_summary below).
+nlohmann::ordered_json memory_cost(const MemoryFacts& m);
 
 // Sums of the switches' counters.json documents (rocelb.counters.v1).
 nlohmann::ordered_json switch_totals(const std::vector<nlohmann::ordered_json>& counters);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "common/constants.h"
 #include "dataplane/wire/byte_order.h"
@@ -912,6 +913,23 @@ const NicCounters& RoceNic::counters() const {
   for (int p = 0; p < 8; ++p)
     counters_.paused_ps[p] = pause_->pause_ns(p, last_now_ps_ / 1000) * 1000;
   return counters_;
+}
+
+uint64_t RoceNic::state_bytes() const {
+  auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  auto map = [](const auto& m) {
+    using Entry = typename std::decay_t<decltype(m)>::value_type;
+    return m.size() * (sizeof(Entry) + 2 * sizeof(void*)) + m.bucket_count() * sizeof(void*);
+  };
+  uint64_t b = sizeof(*this) + vec(sq_) + vec(sq_free_) + vec(rq_) + vec(rq_free_) +
+               vec(completed_) + vec(heap_) + vec(scratch_) + vec(tmpl_) + map(senders_) +
+               map(receivers_) + map(rx_done_) + map(flow_index_) +
+               done_fifo_.capacity() * sizeof(std::pair<uint64_t, uint32_t>) +
+               ready_.capacity() * sizeof(std::pair<uint32_t, uint32_t>);
+  for (const auto& c : ctrl_) b += c.capacity() * sizeof(Ctrl);
+  for (const SendQp& q : sq_) b += vec(q.retx);
+  for (const RecvQp& r : rq_) b += vec(r.bitmap);
+  return b;
 }
 
 }  // namespace rocelb

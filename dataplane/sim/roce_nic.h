@@ -219,6 +219,11 @@ class RoceNic {
   // A flow started here: running, or finished and not yet taken (nullptr
   // otherwise). Valid until the next call that changes the NIC.
   const NicFlowStats* flow(uint64_t flow_id) const;
+
+  // What this NIC model holds in memory now: itself, its QP tables and
+  // their per-QP buffers, its maps (an entry and a bucket each), queues and
+  // frame templates (summary.json's cost.memory.hosts).
+  uint64_t state_bytes() const;
   const NicCounters& counters() const;
   // The DCQCN current rate of sending QP qpn (line rate when DCQCN is off);
   // 0 if it sends nothing.
@@ -242,6 +247,7 @@ class RoceNic {
     uint64_t size() const { return tail_ - head_; }
     uint64_t head() const { return head_; }
     bool holds(uint64_t abs) const { return abs >= head_ && abs < tail_; }
+    size_t capacity() const { return buf_.size(); }
     T& at(uint64_t abs) { return buf_[abs & mask_]; }
     const T& front() const { return buf_[head_ & mask_]; }
     T& front() { return buf_[head_ & mask_]; }

@@ -674,6 +674,19 @@ TEST(RoceNic, QpsShareTheWireRoundRobin) {
   }
 }
 
+// What the NIC model holds grows with its queue pairs (summary.json's
+// cost.memory.hosts).
+TEST(RoceNic, StateBytesCountItsQueuePairs) {
+  NicParams p;
+  RoceNic nic(p, address(1, 100 * kG));
+  const uint64_t idle = nic.state_bytes();
+  EXPECT_GE(idle, sizeof(RoceNic));
+  for (uint32_t i = 0; i < 64; ++i)
+    nic.start_flow(i, 0x100 + i, 0x0a000202, 0x200 + i, 0, 26, 1000, 0);
+  const uint64_t busy = nic.state_bytes();
+  EXPECT_GT(busy, idle + 64 * 100);
+}
+
 TEST(RoceNic, RejectsAQpThatIsBusy) {
   NicParams p;
   RoceNic nic(p, address(1, 100 * kG));
