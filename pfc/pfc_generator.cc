@@ -66,6 +66,7 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
   if (port >= num_ports_) return false;
   Port& st = ports_[port];
   uint8_t asserted = st.asserted.load(kRelaxed);
+  const uint8_t was_asserted = asserted;
   const uint8_t lossless = cfg.enable_mask;
   // Nothing asserted and nothing lossless: no frame can be due.
   if (asserted == 0 && lossless == 0) return false;
@@ -130,6 +131,13 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
     }
   }
   st.asserted.store(asserted, kRelaxed);
+  if ((was_asserted == 0) != (asserted == 0)) {
+    const uint64_t bit = uint64_t{1} << (port % 64);
+    if (asserted)
+      asserting_ports_.fetch_or(bit, kRelaxed);
+    else
+      asserting_ports_.fetch_and(~bit, kRelaxed);
+  }
   if (!enable) return false;
   for (int p = 0; p < kPfcPriorities; ++p) {
     if (!(enable & (1u << p))) continue;
@@ -161,17 +169,22 @@ uint64_t PfcGenerator::next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_
 
 uint64_t PfcGenerator::ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool over_xoff) const {
   if (num_ports_ < 64) ports &= (uint64_t{1} << num_ports_) - 1;
+  uint64_t out = ports & asserting_ports_.load(kRelaxed);
   const uint8_t lossless = cfg.enable_mask;
-  over_xoff = over_xoff && lossless != 0;
-  const uint64_t xoff = over_xoff ? xoff_for(cfg, total_held_bytes(cfg)) : UINT64_MAX;
-  uint64_t out = 0;
-  for (uint64_t todo = ports; todo != 0; todo &= todo - 1) {
+  if (!over_xoff || lossless == 0) return out;
+  // No port holds more than the lossless total: under the threshold, none
+  // can cross it.
+  const uint64_t total = total_held_bytes(cfg);
+  const uint64_t xoff = xoff_for(cfg, total);
+  if (total <= xoff) return out;
+  for (uint64_t todo = ports & ~out; todo != 0; todo &= todo - 1) {
     const int port = __builtin_ctzll(todo);
     const Port& st = ports_[port];
-    bool due = st.asserted.load(kRelaxed) != 0;
-    for (uint32_t p = over_xoff && !due ? lossless : 0; p != 0 && !due; p &= p - 1)
-      due = st.held[__builtin_ctz(p)].load(kRelaxed) > xoff;
-    if (due) out |= uint64_t{1} << port;
+    for (uint32_t p = lossless; p != 0; p &= p - 1)
+      if (st.held[__builtin_ctz(p)].load(kRelaxed) > xoff) {
+        out |= uint64_t{1} << port;
+        break;
+      }
   }
   return out;
 }

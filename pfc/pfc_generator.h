@@ -48,6 +48,7 @@
 //                     comes first, a release never finds less than it takes.
 //   storm counts      atomic read-modify-write by the TX owners' watchdogs.
 //   lossless drops    atomic read-modify-write by RX lcores.
+//   asserting ports   atomic read-modify-write by each port's TX owner (its bit).
 //   everything else   (asserted, latches, refresh times, frame counters) one
 //                     writer per port: that port's TX owner, in poll().
 //   Readers anywhere (relaxed atomics). No allocation, lock or exception
@@ -200,6 +201,11 @@ class PfcGenerator {
   // Bytes held per priority over every port (all priorities, so that a
   // change of pfc_enable finds them right).
   alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
+  // Ports asserting XOFF on some priority (bit i: port i < 64): set and
+  // cleared by poll() with an atomic read-modify-write when a port's
+  // asserted set becomes non-empty or empty, so ports_to_poll need not look
+  // at every port.
+  alignas(64) std::atomic<uint64_t> asserting_ports_{0};
   // Per priority (byte p), how many ports have its queue in a drop-action
   // storm (at most kMaxPorts < 256): one word, one load for the mask.
   alignas(64) std::atomic<uint64_t> storms_{0};
