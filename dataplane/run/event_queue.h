@@ -3,15 +3,19 @@
 // std::priority_queue keyed on (time, push sequence) would pop them.
 //
 // A 4-ary min-heap of 16-byte keys: the time, and one word holding the push
-// sequence (high bits) and the payload's slot (low kSlotBits). Payloads sit
-// in a pool of slots that are reused, so after the first few thousand events
-// a push or a pop allocates nothing; a sift moves 16-byte keys, never the
-// payload, and a 4-ary heap touches half the levels of a binary one (four
-// children share a cache line).
+// sequence (high bits) and a reference (low kRefBits): a payload's slot in a
+// pool of reused slots, or a lane. A lane is a FIFO of events that come in
+// time order (a link delivers frames in the order it sent them): only its
+// earliest event has a key in the heap, so the heap holds about one key per
+// busy link instead of one per frame on a wire, and taking a lane's head
+// puts the next one in its place with one sift instead of a pop and a push.
+// An event pushed to a lane earlier than the lane's last goes to the heap
+// itself, so the order never depends on the caller keeping its promise.
+// After the first few thousand events a push or a pop allocates nothing.
 //
-// When the sequence would overflow its bits (2^kSeqBits pushes), the keys
-// are renumbered in their order: the order of what is queued never changes.
-// Knobs: none. Counters: none (size() for the caller's own).
+// When the sequence would overflow its bits (2^kSeqBits pushes), every
+// queued event is renumbered in its order: the order never changes.
+// Knobs: the number of lanes (set_lanes). Counters: none (size()).
 #pragma once
 
 #include <algorithm>
@@ -24,12 +28,20 @@ namespace rocelb {
 template <class Payload>
 class EventQueue {
  public:
-  static constexpr int kSlotBits = 28;  // 268 M events queued at once
-  static constexpr int kSeqBits = 64 - kSlotBits;
-  static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+  static constexpr int kRefBits = 28;
+  static constexpr int kSeqBits = 64 - kRefBits;
+  static constexpr uint64_t kRefMask = (uint64_t{1} << kRefBits) - 1;
+  static constexpr uint64_t kLaneBit = uint64_t{1} << (kRefBits - 1);  // else a slot
+  static constexpr uint64_t kIndexMask = kLaneBit - 1;                 // 134 M slots, 134 M lanes
+
+  // `n` lanes, 0..n-1, all empty (the queue must be empty).
+  void set_lanes(size_t n) {
+    if (n > kIndexMask) throw std::length_error("event queue: too many lanes");
+    lanes_.assign(n, Lane{});
+  }
 
   bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  size_t size() const { return size_; }
 
   void push(uint64_t t, const Payload& p) {
     uint32_t slot;
@@ -38,58 +50,151 @@ class EventQueue {
       free_.pop_back();
       slots_[slot] = p;
     } else {
-      if (slots_.size() > kSlotMask) throw std::length_error("event queue: too many events queued");
+      if (slots_.size() >= kIndexMask) throw std::length_error("event queue: too many events");
       slot = static_cast<uint32_t>(slots_.size());
       slots_.push_back(p);
     }
     if (seq_ >> kSeqBits) renumber();
-    heap_.push_back(Key{t, seq_++ << kSlotBits | slot});
+    heap_.push_back(Key{t, seq_++ << kRefBits | slot});
     sift_up(heap_.size() - 1);
+    ++size_;
+  }
+
+  // An event of lane `lane`: queued behind the lane's earlier ones.
+  void push_lane(uint32_t lane, uint64_t t, const Payload& p) {
+    Lane& l = lanes_[lane];
+    if (l.n > 0 && t < l.at(l.n - 1).t) return push(t, p);  // out of order: by itself
+    if (seq_ >> kSeqBits) renumber();
+    const uint64_t seq = seq_++;
+    l.push_back(Entry{t, seq, p});
+    ++size_;
+    if (l.n == 1) {
+      heap_.push_back(Key{t, seq << kRefBits | kLaneBit | lane});
+      sift_up(heap_.size() - 1);
+    }
   }
 
   // The earliest event (the queue must not be empty).
   uint64_t top_time() const { return heap_.front().t; }
-  const Payload& top() const { return slots_[heap_.front().word & kSlotMask]; }
+  const Payload& top() const {
+    const uint64_t ref = heap_.front().word & kRefMask;
+    return ref & kLaneBit ? lanes_[ref & kIndexMask].at(0).p : slots_[ref];
+  }
 
   // Removes the earliest event and returns its payload.
   Payload pop() {
-    const uint32_t slot = static_cast<uint32_t>(heap_.front().word & kSlotMask);
-    const Key last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    free_.push_back(slot);
-    return slots_[slot];
+    const uint64_t ref = heap_.front().word & kRefMask;
+    --size_;
+    if (ref & kLaneBit) {
+      Lane& l = lanes_[ref & kIndexMask];
+      const Payload p = l.at(0).p;
+      l.pop_front();
+      if (l.n > 0) {  // the lane's next event takes its key's place
+        const Entry& next = l.at(0);
+        sift_down(Key{next.t, next.seq << kRefBits | ref});
+      } else {
+        remove_top();
+      }
+      return p;
+    }
+    remove_top();
+    free_.push_back(static_cast<uint32_t>(ref));
+    return slots_[ref];
   }
 
   // Every queued payload, in no particular order.
   template <class F>
   void for_each(F&& f) const {
-    for (const Key& k : heap_) f(slots_[k.word & kSlotMask]);
+    for (const Key& k : heap_)
+      if (!(k.word & kLaneBit)) f(slots_[k.word & kRefMask]);
+    for (const Lane& l : lanes_)
+      for (size_t i = 0; i < l.n; ++i) f(l.at(i).p);
   }
 
   void clear() {
     heap_.clear();
     slots_.clear();
     free_.clear();
+    for (Lane& l : lanes_) l = Lane{};
+    size_ = 0;
     seq_ = 0;
   }
 
   // The sequence numbers of what is queued made 0..size-1, in its order
   // (push does it by itself before the sequence overflows).
   void renumber() {
-    std::sort(heap_.begin(), heap_.end(), before);  // a sorted array is a heap
+    struct Ref {
+      uint64_t t, seq;
+      Key* key;      // a slot's key in the heap, or
+      Entry* entry;  // a lane's entry
+    };
+    std::vector<Ref> all;
+    all.reserve(size_);
+    for (Key& k : heap_)
+      if (!(k.word & kLaneBit)) all.push_back(Ref{k.t, k.word >> kRefBits, &k, nullptr});
+    for (Lane& l : lanes_)
+      for (size_t i = 0; i < l.n; ++i)
+        all.push_back(Ref{l.at(i).t, l.at(i).seq, nullptr, &l.at(i)});
+    std::sort(all.begin(), all.end(),
+              [](const Ref& x, const Ref& y) { return x.t != y.t ? x.t < y.t : x.seq < y.seq; });
     uint64_t s = 0;
-    for (Key& k : heap_) k.word = s++ << kSlotBits | (k.word & kSlotMask);
+    for (Ref& r : all) {
+      if (r.key)
+        r.key->word = s << kRefBits | (r.key->word & kRefMask);
+      else
+        r.entry->seq = s;
+      ++s;
+    }
+    // A lane's key carries its head's sequence.
+    for (Key& k : heap_)
+      if (k.word & kLaneBit)
+        k.word = lanes_[k.word & kIndexMask].at(0).seq << kRefBits | (k.word & kRefMask);
+    std::sort(heap_.begin(), heap_.end(), before);  // a sorted array is a heap
     seq_ = s;
   }
 
  private:
   struct Key {
     uint64_t t;
-    uint64_t word;  // push sequence << kSlotBits | slot
+    uint64_t word;  // push sequence << kRefBits | reference
   };
+  struct Entry {
+    uint64_t t;
+    uint64_t seq;
+    Payload p;
+  };
+  // A ring of entries; its capacity doubles when full (power of two).
+  struct Lane {
+    std::vector<Entry> buf;
+    size_t head = 0;
+    size_t n = 0;
+    Entry& at(size_t i) { return buf[(head + i) & (buf.size() - 1)]; }
+    const Entry& at(size_t i) const { return buf[(head + i) & (buf.size() - 1)]; }
+    void push_back(const Entry& e) {
+      if (n == buf.size()) grow();
+      buf[(head + n) & (buf.size() - 1)] = e;
+      ++n;
+    }
+    void pop_front() {
+      head = (head + 1) & (buf.size() - 1);
+      --n;
+    }
+    void grow() {
+      std::vector<Entry> bigger(buf.empty() ? 8 : 2 * buf.size());
+      for (size_t i = 0; i < n; ++i) bigger[i] = at(i);
+      buf.swap(bigger);
+      head = 0;
+    }
+  };
+
   static bool before(const Key& x, const Key& y) {
     return x.t != y.t ? x.t < y.t : x.word < y.word;
+  }
+
+  void remove_top() {
+    const Key last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(last);
   }
 
   void sift_up(size_t i) {
@@ -124,6 +229,8 @@ class EventQueue {
   std::vector<Key> heap_;
   std::vector<Payload> slots_;
   std::vector<uint32_t> free_;
+  std::vector<Lane> lanes_;
+  size_t size_ = 0;
   uint64_t seq_ = 0;
 };
 

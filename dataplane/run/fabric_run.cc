@@ -136,7 +136,8 @@ struct FabricRun::Impl {
   std::vector<uint64_t> ideal_ps;
 
   // The run's state.
-  EventQueue<Event> heap;
+  EventQueue<Event> heap;  // lanes: one per wire direction (its meter)
+  uint32_t wires = 0;      // wire directions: links.csv meters
   std::vector<uint8_t> buf;
   std::vector<uint8_t> scratch;
   uint64_t finished = 0;
@@ -151,6 +152,12 @@ struct FabricRun::Impl {
 
   void push(uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m = nullptr, uint32_t len = 0) {
     heap.push(t, Event{t, kind, false, a, b, len, m});
+  }
+  // A frame onto the wire whose links.csv meter is `lane`: a wire delivers in
+  // the order it sends, so its frames queue in one lane of the event queue.
+  void push_wire(uint32_t lane, uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m,
+                 uint32_t len) {
+    heap.push_lane(lane, t, Event{t, kind, false, a, b, len, m});
   }
   void push_flow_start(uint64_t t, uint32_t flow, bool timetable) {
     heap.push(t, Event{t, Ev::kFlowStart, timetable, flow, 0, 0, nullptr});
@@ -176,7 +183,7 @@ struct FabricRun::Impl {
                      const FabricResult& res, uint64_t on_wires);
   void schedule_switch(uint32_t s);
   void schedule_host(uint32_t h, uint64_t now_ps);
-  void send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps);
+  void send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint64_t start_ps);
   void host_send(uint32_t h, uint64_t now_ps);
   void start_flow(uint32_t f, uint64_t now_ps);
   void collect(uint32_t h, uint64_t now_ps);
@@ -244,6 +251,7 @@ void FabricRun::Impl::build() {
   make_pool();
   make_switches();
   connect();
+  heap.set_lanes(wires);
   make_flow_records();
   buf.resize(16384);
   scratch.resize(16384);
@@ -285,7 +293,9 @@ void FabricRun::Impl::make_switches() {
 // each direction with its links.csv meter.
 void FabricRun::Impl::connect() {
   auto add_meter = [&](std::string from, std::string to, uint64_t speed) {
-    return links.add_link(std::move(from), std::move(to), speed);
+    const uint32_t m = links.add_link(std::move(from), std::move(to), speed);
+    wires = std::max(wires, m + 1);
+    return m;
   };
   // A switch port sends at its configured speed (so `--set
   // leaf0:ports[5].speed=25G` makes that one direction slower).
@@ -386,9 +396,9 @@ void FabricRun::Impl::schedule_host(uint32_t h, uint64_t now_ps) {
   }
 }
 
-void FabricRun::Impl::send_frame(const Peer& to, rte_mbuf* m, uint64_t start_ps) {
+void FabricRun::Impl::send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint64_t start_ps) {
   const uint64_t at = start_ps + wire_ps(m->pkt_len, to.speed_bps) + to.delay_ps;
-  push(at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.index, to.port, m, m->pkt_len);
+  push_wire(wire, at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.index, to.port, m, m->pkt_len);
 }
 
 void FabricRun::Impl::collect(uint32_t h, uint64_t now_ps) {
@@ -457,7 +467,8 @@ void FabricRun::Impl::host_send(uint32_t h, uint64_t now_ps) {
       host.capture.write(start / 1000, buf.data(), len, {});
     rte_mbuf* m = mbuf_from_bytes(pool, buf.data(), len);
     const uint64_t at = start + wire_ps(len, host.peer.speed_bps) + host.peer.delay_ps;
-    push(at, Ev::kToSwitch, host.peer.index, host.peer.port, m, len);  // m null: no buffer
+    push_wire(host.meter, at, Ev::kToSwitch, host.peer.index, host.peer.port, m,
+              len);  // m null: no buffer
   }
   collect(h, now_ps);
   schedule_host(h, now_ps);
@@ -638,7 +649,7 @@ void FabricRun::Impl::on_port(const Event& e) {
                      start / 1000))
       n.capture[port].write(start / 1000, mbuf_bytes(m, scratch.data()), m->pkt_len,
                             annotate ? comment : std::string());
-    send_frame(to, m, start);  // an unlinked port returns none (no_link)
+    send_frame(to, n.meter[port], m, start);  // an unlinked port returns none (no_link)
   }
   schedule_switch(e.a);
 }
