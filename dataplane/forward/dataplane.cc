@@ -75,7 +75,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
 Dataplane::~Dataplane() {
   flush();
   for (auto& t : tx_)
-    if (t && t->pause_inbox) rte_free(t->pause_inbox);  // alloc_ring: no memzone
+    if (t && t->pause_inbox) free_ring(t->pause_inbox);  // alloc_ring: no memzone
   rte_free(rcu_);
 }
 

@@ -4,6 +4,7 @@
 #include <rte_malloc.h>
 #include <rte_ring_elem.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "dataplane/forward/mbuf_handoff.h"
@@ -14,12 +15,12 @@ namespace rocelb {
 EgressQueue::~EgressQueue() {
   if (ring_) {
     flush();
-    rte_free(ring_);
+    free_ring(ring_);
   }
 }
 
-// The ring lives in DPDK's heap (rte_malloc), not in a memzone of its own
-// as rte_ring_create would put it: memzones are few (RTE_MAX_MEMZONE, 2560),
+// The ring lives in process memory, not in a memzone of its own as
+// rte_ring_create would put it: memzones are few (RTE_MAX_MEMZONE, 2560),
 // and a fabric has eight rings a port on every switch.
 void EgressQueue::init(const std::string& name, unsigned capacity, bool single_producer) {
   ring_ = alloc_ring(name, sizeof(rte_mbuf*), capacity,
@@ -28,27 +29,34 @@ void EgressQueue::init(const std::string& name, unsigned capacity, bool single_p
     throw std::runtime_error("cannot create egress queue " + name + ": " + rte_strerror(rte_errno));
 }
 
+// Not DPDK's heap: rte_free zeroes what it frees (DPDK 22.11), so a fabric's
+// rings, mostly never used, became resident at teardown. Not zeroed either:
+// rte_ring_init writes the header and a slot is written before it is read,
+// so a slot never used costs no resident memory.
 rte_ring* alloc_ring(const std::string& name, unsigned elem_bytes, unsigned count, unsigned flags) {
   const ssize_t bytes = rte_ring_get_memsize_elem(elem_bytes, count);
   if (bytes < 0) {
     rte_errno = static_cast<int>(-bytes);
     return nullptr;
   }
-  // Not zeroed: rte_ring_init writes the header and a slot is written
-  // before it is read, so a slot never used costs no resident memory.
-  auto* r = static_cast<rte_ring*>(rte_malloc_socket(name.c_str(), static_cast<size_t>(bytes),
-                                                     RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY));
+  const size_t size = (static_cast<size_t>(bytes) + RTE_CACHE_LINE_SIZE - 1) / RTE_CACHE_LINE_SIZE *
+                      RTE_CACHE_LINE_SIZE;
+  auto* r = static_cast<rte_ring*>(std::aligned_alloc(RTE_CACHE_LINE_SIZE, size));
   if (!r) {
     rte_errno = ENOMEM;
     return nullptr;
   }
   const int rc = rte_ring_init(r, name.c_str(), count, flags);
   if (rc < 0) {
-    rte_free(r);
+    std::free(r);
     rte_errno = -rc;
     return nullptr;
   }
   return r;
+}
+
+void free_ring(rte_ring* r) {
+  std::free(r);
 }
 
 uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, uint32_t n,

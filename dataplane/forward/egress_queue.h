@@ -19,8 +19,8 @@
 // uncommitted pops). Cached packets still count in the depth.
 //
 // Knobs: limit (passed per burst from the epoch's config), ring capacity,
-// single producer (one worker lcore). The ring is in DPDK's heap and takes
-// no memzone (alloc_ring below), so a fabric of many switches has no
+// single producer (one worker lcore). The ring is in process memory and
+// takes no memzone (alloc_ring below), so a fabric of many switches has no
 // count limit on its queues.
 // Counters: depth_bytes, depth_packets, watermark_bytes (any reader);
 //           dequeued_packets/bytes (consumer-owned). Enqueue and drop counts
@@ -39,10 +39,12 @@
 
 namespace rocelb {
 
-// A ring of `count` (a power of two) slots of `elem_bytes` in DPDK's heap,
-// taking no memzone (rte_ring_create takes one of RTE_MAX_MEMZONE); free it
-// with rte_free, never rte_ring_free. Null and rte_errno set on failure.
+// A ring of `count` (a power of two) slots of `elem_bytes` in process
+// memory, taking no memzone (rte_ring_create takes one of RTE_MAX_MEMZONE)
+// and no resident memory for slots never used; free it with free_ring,
+// never rte_ring_free or rte_free. Null and rte_errno set on failure.
 rte_ring* alloc_ring(const std::string& name, unsigned elem_bytes, unsigned count, unsigned flags);
+void free_ring(rte_ring* r);
 
 class EgressQueue {
  public:

@@ -26,7 +26,9 @@ uint64_t ring_bytes(uint64_t elem_bytes, uint64_t slots) {
 
 uint32_t fabric_pool_mbufs(size_t switches) {
   const uint64_t want = 32'768 * static_cast<uint64_t>(switches) - 1;
-  return static_cast<uint32_t>(std::clamp<uint64_t>(want, 65'535, 262'143));
+  // Up to 8 switches as the fixed pool had it (at most 262,143); beyond, 32k
+  // a switch, since a buffer is only made when a packet needs it.
+  return static_cast<uint32_t>(std::clamp<uint64_t>(want, 65'535, 4'194'303));
 }
 
 uint32_t fabric_mbuf_room(uint32_t mtu) {

@@ -26,9 +26,10 @@ namespace rocelb {
 // Slots of every egress ring of a fabric switch.
 inline constexpr uint32_t kFabricRingSlots = 16384;
 
-// The fabric's one packet pool grows to at most this many buffers: enough
-// for every queue of a loaded fabric; a pool that runs dry drops with reason
-// no_buffer, never silently.
+// The fabric's one packet pool grows to at most this many buffers: 32,768
+// a switch (at least 65,535, at most 4,194,303), enough for every queue of
+// a loaded fabric; a pool that runs dry drops with reason no_buffer, never
+// silently.
 uint32_t fabric_pool_mbufs(size_t switches);
 // It starts with, and grows by, this many (growing_mbuf_pool.h).
 inline constexpr uint32_t kFabricPoolChunk = 4096;

@@ -45,6 +45,15 @@ TEST(FabricMemory, TheConweavePresetsSwitchesTakeMegabytes) {
   EXPECT_LT(m.total, 600u << 20) << m.describe();
 }
 
+// As many as before up to 8 switches; beyond, 32k a switch (a 1,024-host
+// fabric held 245,760 after 1 ms of alistorage_50).
+TEST(FabricMemory, ThePoolsMostGrowsWithTheSwitches) {
+  EXPECT_EQ(fabric_pool_mbufs(1), 65'535u);
+  EXPECT_EQ(fabric_pool_mbufs(8), 262'143u);
+  EXPECT_EQ(fabric_pool_mbufs(48), 48u * 32'768 - 1);
+  EXPECT_EQ(fabric_pool_mbufs(1000), 4'194'303u);
+}
+
 TEST(FabricMemory, BuffersHoldTheLargestFrameAndNoMore) {
   EXPECT_EQ(fabric_mbuf_room(1024), roce_data_frame_bytes(1024) + 64);
   EXPECT_LT(fabric_mbuf_room(1024), 2048u);
@@ -69,15 +78,18 @@ TEST(FabricMemory, EalGetsTheEstimateNotEightGigabytes) {
   EXPECT_EQ(fabric_eal_memory_mb(uint64_t{8} << 30), 8192 + 2048 + 512u);
 }
 
-// A ring is not zeroed: slots never used are never touched.
+// A ring is not zeroed: slots never used are never touched, at its
+// creation or when it is freed.
 TEST(FabricMemory, ARingsUnusedSlotsCostNoResidentMemory) {
   ASSERT_NO_THROW(test::start_eal());
   const uint64_t before = rss_bytes();
   rte_ring* r = alloc_ring("fm_ring", sizeof(void*), 1u << 21, 0);  // 16 MiB of slots
   ASSERT_NE(r, nullptr);
   const uint64_t after = rss_bytes();
-  rte_free(r);
+  free_ring(r);  // nor when it goes (rte_free would zero it all)
+  const uint64_t freed = rss_bytes();
   EXPECT_LT(after - before, 2u << 20);
+  EXPECT_LT(freed > before ? freed - before : 0, 2u << 20);
 }
 
 TEST(FabricMemory, SummaryCostMemoryAddsUp) {
