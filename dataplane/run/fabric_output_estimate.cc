@@ -42,13 +42,14 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
                                             const FabricOutputPlan& plan) {
   FabricOutputEstimate e;
   const uint32_t mtu = topo.nic.mtu;
+  HostPaths paths(topo);
   // The time the run surely covers: its first-phase flows cannot all finish
   // before the last of them could alone.
   uint64_t span = 0;
   for (const FabricFlow& f : wl.flows)
     if (f.phase == 0)
       span = std::max(
-          span, f.start_ns + ideal_fct_ps(host_path(topo, f.src, f.dst), f.size_bytes, mtu) / 1000);
+          span, f.start_ns + ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, mtu) / 1000);
   if (plan.until_ns) span = std::min(span, plan.until_ns);
   e.span_ns = span;
 
@@ -84,7 +85,7 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
     for (const FabricFlow& f : wl.flows) {
       if (f.phase != 0 || f.start_ns >= span) continue;
       const uint64_t n = packets_of(f.size_bytes, mtu);
-      const uint64_t switches = host_path(topo, f.src, f.dst).size() - 1;
+      const uint64_t switches = paths.path(f.src, f.dst).size() - 1;
       // The packet and its ACK: arrive, enqueue, dequeue on each switch, a
       // decision at the first leaf when it leaves the leaf.
       lines += n * 2 * (3 * switches + (switches > 1 ? 1 : 0));
@@ -107,9 +108,9 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
     uint64_t windows = 0;
     for (const FabricFlow& f : wl.flows)
       if (f.phase == 0 && f.start_ns < span)
-        windows += ideal_fct_ps(host_path(topo, f.src, f.dst), f.size_bytes, mtu) / 1000 /
-                       plan.link_window_ns +
-                   1;
+        windows +=
+            ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, mtu) / 1000 / plan.link_window_ns +
+            1;
     windows = std::min(windows, span / plan.link_window_ns + 1);
     e.parts.push_back({"links.csv", "--link-window " + plan.link_window_text,
                        with_commas(windows) + " windows of " + plan.link_window_text,

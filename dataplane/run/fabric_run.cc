@@ -336,6 +336,7 @@ void FabricRun::Impl::connect() {
 // Flow records, their ideal FCTs, and the phases.
 void FabricRun::Impl::make_flow_records() {
   records.resize(workload.flows.size());
+  HostPaths paths(topo);
   for (size_t i = 0; i < workload.flows.size(); ++i) {
     const FabricFlow& f = workload.flows[i];
     FlowRecord& r = records[i];
@@ -344,7 +345,7 @@ void FabricRun::Impl::make_flow_records() {
     r.dst = topo.hosts[f.dst].name;
     r.size_bytes = f.size_bytes;
     r.ideal_fct_ns =
-        (ideal_fct_ps(host_path(topo, f.src, f.dst), f.size_bytes, nic_params.mtu) + 999) / 1000;
+        (ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, nic_params.mtu) + 999) / 1000;
     if (phase_left.size() <= f.phase) {
       phase_left.resize(f.phase + 1, 0);
       phase_flows.resize(f.phase + 1);

@@ -25,29 +25,43 @@ uint32_t roce_ack_frame_bytes() {
   return std::max<uint32_t>(60, 14 + 20 + 8 + 12 + 4 + 4);
 }
 
-std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst) {
-  const FabricHost& a = topo.hosts.at(src);
-  const FabricHost& b = topo.hosts.at(dst);
-  std::vector<PathLink> path{{a.speed_bps, a.delay_ns}};
-  // Between the two switches: the fewest hops over links that are up, and
-  // among those the path whose slowest link is fastest (then the least
-  // delay). Breadth first, keeping per switch the best way in.
-  const size_t n = topo.switches.size();
-  struct Best {
-    uint32_t hops = UINT32_MAX;
-    uint64_t slowest = 0, delay = 0;
-    int via_link = -1;  // index into topo.links
-    uint32_t from = 0;
-  };
-  std::vector<Best> best(n);
-  best[a.sw] = {0, UINT64_MAX, 0, -1, a.sw};
-  std::vector<uint32_t> frontier{a.sw};
-  while (!frontier.empty() && best[b.sw].hops == UINT32_MAX) {
+namespace {
+
+// Per switch, the best way in from the source switch: the fewest hops over
+// links that are up, and among those the path whose slowest link is
+// fastest (then the least delay).
+struct Best {
+  uint32_t hops = UINT32_MAX;
+  uint64_t slowest = 0, delay = 0;
+  int via_link = -1;  // index into topo.links
+  uint32_t from = 0;
+};
+
+// Per switch, the indices of the links that touch it, in index order.
+std::vector<std::vector<uint32_t>> links_by_switch(const Topology& topo) {
+  std::vector<std::vector<uint32_t>> adj(topo.switches.size());
+  for (size_t i = 0; i < topo.links.size(); ++i) {
+    const FabricLink& l = topo.links[i];
+    adj.at(l.a_sw).push_back(static_cast<uint32_t>(i));
+    if (l.b_sw != l.a_sw) adj.at(l.b_sw).push_back(static_cast<uint32_t>(i));
+  }
+  return adj;
+}
+
+// Breadth first from `from` over the whole fabric (a switch's entry is
+// final once its level is done, so a search that goes on past it finds
+// the same way in).
+std::vector<Best> search(const Topology& topo, const std::vector<std::vector<uint32_t>>& adj,
+                         uint32_t from) {
+  std::vector<Best> best(topo.switches.size());
+  best[from] = {0, UINT64_MAX, 0, -1, from};
+  std::vector<uint32_t> frontier{from};
+  while (!frontier.empty()) {
     std::vector<uint32_t> next;
     for (uint32_t u : frontier)
-      for (size_t i = 0; i < topo.links.size(); ++i) {
+      for (uint32_t i : adj[u]) {
         const FabricLink& l = topo.links[i];
-        if (!l.up || (l.a_sw != u && l.b_sw != u)) continue;
+        if (!l.up) continue;
         const uint32_t v = l.a_sw == u ? l.b_sw : l.a_sw;
         const Best cand{best[u].hops + 1, std::min(best[u].slowest, l.speed_bps),
                         best[u].delay + l.delay_ns, static_cast<int>(i), u};
@@ -60,7 +74,13 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
       }
     frontier = std::move(next);
   }
+  return best;
+}
+
+std::vector<PathLink> path_from(const Topology& topo, const std::vector<Best>& best,
+                                const FabricHost& a, const FabricHost& b) {
   if (a.sw != b.sw && best[b.sw].hops == UINT32_MAX) return {};  // no way through
+  std::vector<PathLink> path{{a.speed_bps, a.delay_ns}};
   std::vector<PathLink> middle;
   for (uint32_t v = b.sw; v != a.sw; v = best[v].from) {
     const FabricLink& l = topo.links[static_cast<size_t>(best[v].via_link)];
@@ -69,6 +89,32 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
   path.insert(path.end(), middle.rbegin(), middle.rend());
   path.push_back({b.speed_bps, b.delay_ns});
   return path;
+}
+
+}  // namespace
+
+struct HostPaths::Impl {
+  const Topology& topo;
+  std::vector<std::vector<uint32_t>> adj;
+  std::vector<std::vector<Best>> from;  // per source switch, empty until asked
+};
+
+HostPaths::HostPaths(const Topology& topo)
+    : impl_(new Impl{topo, links_by_switch(topo),
+                     std::vector<std::vector<Best>>(topo.switches.size())}) {}
+
+HostPaths::~HostPaths() = default;
+
+std::vector<PathLink> HostPaths::path(uint32_t src, uint32_t dst) {
+  const FabricHost& a = impl_->topo.hosts.at(src);
+  const FabricHost& b = impl_->topo.hosts.at(dst);
+  std::vector<Best>& best = impl_->from.at(a.sw);
+  if (best.empty()) best = search(impl_->topo, impl_->adj, a.sw);
+  return path_from(impl_->topo, best, a, b);
+}
+
+std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst) {
+  return HostPaths(topo).path(src, dst);
 }
 
 uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu) {

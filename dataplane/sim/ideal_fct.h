@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "dataplane/sim/topology.h"
@@ -32,7 +33,24 @@ struct PathLink {
 // up (of those, the one whose slowest link is fastest, then the least
 // delay), the destination's host link. Empty when no path is up (the ideal
 // is then 0 and the flow has no slowdown).
+// One search from the source's switch; for many flows use HostPaths.
 std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst);
+
+// host_path for many flows: the links of each switch listed once, and the
+// search from a switch done once, on its first flow, and kept (a vector of
+// 32 bytes a switch per source switch: a k=32 fat tree's 512 edge switches
+// keep 21 MB). Same paths as host_path. The topology must outlive it and
+// not change.
+class HostPaths {
+ public:
+  explicit HostPaths(const Topology& topo);
+  ~HostPaths();
+  std::vector<PathLink> path(uint32_t src, uint32_t dst);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Frame bytes (no FCS) of a data packet with `payload` bytes, and of an ACK.
 uint32_t roce_data_frame_bytes(uint32_t payload);
