@@ -41,22 +41,6 @@ inline std::string number_text(const KeySpec& k, unsigned __int128 v) {
   }
 }
 
-// The kinds whose rows hold a number with a range.
-inline bool holds_number(KeyKind kind) {
-  switch (kind) {
-    case KeyKind::kUint:
-    case KeyKind::kInt:
-    case KeyKind::kBytes:
-    case KeyKind::kDuration:
-    case KeyKind::kSpeed:
-    case KeyKind::kLength:
-    case KeyKind::kFraction:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The row's pattern at one instance: "[]" → "[0]".
 inline std::string concrete_path(std::string_view pattern) {
   std::string out;
@@ -83,7 +67,7 @@ inline std::vector<Probe> refused_values(const KeySchema& schema) {
   for (const KeySpec& k : schema.keys) {
     if (k.path.find('*') != std::string_view::npos) continue;
     const std::string path = concrete_path(k.path);
-    if (holds_number(k.kind)) {
+    if (is_number_kind(k.kind)) {
       out.push_back({path, number_text(k, (unsigned __int128)k.hi + 1)});
       if (k.lo > 0) out.push_back({path, number_text(k, (unsigned __int128)(k.lo - 1))});
     } else if (k.kind == KeyKind::kChoice) {
