@@ -114,16 +114,18 @@ TEST(MemoryEstimate, GroupTablesCountOncePerWorkerAndNameTheBiggestGroup) {
   EXPECT_EQ(four.total, sum(four));
 }
 
+// A routes section of `n` /25 prefixes through group g.
+std::string routes_of(int n) {
+  std::string r = "routes:\n";
+  for (int i = 0; i < n; ++i)
+    r += "  - {prefix: 11." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
+         ".0/25, group: g}\n";
+  return r;
+}
+
 // Up to 2048 prefixes a family: a compact table that grows by 2 ranges of
 // 9 bytes a prefix.
 TEST(MemoryEstimate, FewRoutesTakeACompactTable) {
-  auto routes_of = [](int n) {
-    std::string r = "routes:\n";
-    for (int i = 0; i < n; ++i)
-      r += "  - {prefix: 11." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
-           ".0/25, group: g}\n";
-    return r;
-  };
   Doc d;
   d.routes = routes_of(1000);
   const uint64_t few = item(estimate_memory(load(d.text())), "route_tables").bytes;
@@ -135,13 +137,6 @@ TEST(MemoryEstimate, FewRoutesTakeACompactTable) {
 
 // Above 2048, DIR-24-8: a /25 takes a tbl8.
 TEST(MemoryEstimate, LongPrefixesTakeTbl8Groups) {
-  auto routes_of = [](int n) {
-    std::string r = "routes:\n";
-    for (int i = 0; i < n; ++i)
-      r += "  - {prefix: 11." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
-           ".0/25, group: g}\n";
-    return r;
-  };
   Doc d;
   d.routes = routes_of(3000);
   const uint64_t few = item(estimate_memory(load(d.text())), "route_tables").bytes;
