@@ -31,11 +31,13 @@ namespace fs = std::filesystem;
 constexpr uid_t kNobody = 65534;
 constexpr gid_t kNogroup = 65534;
 
-int connect_to(const std::string& path) {
+// Connects to the socket at `path`; -1 with errno on failure. Allocates
+// nothing, so a forked child of this threaded test may call it.
+int connect_path(const char* path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, path.data(), path.size());
+  std::memcpy(a.sun_path, path, std::strlen(path));
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
     const int e = errno;
     ::close(fd);
@@ -43,6 +45,10 @@ int connect_to(const std::string& path) {
     return -1;
   }
   return fd;
+}
+
+int connect_to(const std::string& path) {
+  return connect_path(path.c_str());
 }
 
 void send_all(int fd, const std::string& s) {
@@ -73,6 +79,38 @@ bool closed_by_peer(int fd, int timeout_ms) {
   char c;
   const ssize_t n = ::recv(fd, &c, 1, MSG_DONTWAIT);
   return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+// Whether the next line from fd contains `needle`. Allocates nothing: a
+// forked child calls it (another thread may have held the allocator's lock
+// at the fork, and a child that allocates would wait on it forever).
+bool line_has(int fd, const char* needle, int timeout_ms = 5000) {
+  char line[4096];
+  size_t len = 0;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) <= 0) break;
+    char c;
+    if (::recv(fd, &c, 1, 0) != 1 || c == '\n') break;
+    if (len + 1 < sizeof(line)) line[len++] = c;
+  }
+  line[len] = '\0';
+  return std::strstr(line, needle) != nullptr;
+}
+
+// What a child sends: a request line and its length.
+constexpr char kShowPorts[] = R"({"verb":"show","what":"ports"})"
+                              "\n";
+constexpr char kSetPfcEnable[] = R"({"verb":"set","key":"qos.pfc_enable","value":[]})"
+                                 "\n";
+
+// Sends `req` on a new connection to `path` and reads one line: 0 when it
+// holds `expect`, 2 when the connection failed, 3 otherwise. Allocates nothing.
+int child_request(const char* path, const char* req, const char* expect) {
+  const int fd = connect_path(path);
+  if (fd < 0) return 2;
+  [[maybe_unused]] ssize_t n = ::send(fd, req, std::strlen(req), MSG_NOSIGNAL);
+  return line_has(fd, expect) ? 0 : 3;
 }
 
 // Sends as much of `s` as the peer takes, never reading, until all is sent or
@@ -187,7 +225,10 @@ class ControlServerTest : public ::testing::Test {
       seen = now;
     }
   }
-  // Runs fn in a child process with the given ids; returns its exit code.
+  // Runs fn in a child process with the given ids; returns its exit code,
+  // 200 when it did not exit, 201 when it had not exited after 20 s (it is
+  // killed). fn must not allocate: the server thread may hold the
+  // allocator's lock at the fork.
   template <typename Fn>
   int as_user(uid_t uid, gid_t gid, Fn fn) {
     const pid_t pid = ::fork();
@@ -196,9 +237,19 @@ class ControlServerTest : public ::testing::Test {
       if (::setgid(gid) != 0 || ::setuid(uid) != 0) ::_exit(100);
       ::_exit(fn());
     }
+    return wait_child(pid);
+  }
+  static int wait_child(pid_t pid) {
     int status = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+      if (r < 0) return 200;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+    return 201;
   }
 
   fs::path dir_;
@@ -400,15 +451,9 @@ TEST_F(ControlServerTest, OneUidCannotTakeEverySlot) {
   ::close(c);
   // ... which someone else gets.
   if (geteuid() == 0) {
-    const std::string path = opt_.path;
-    const int rc = as_user(kNobody, kNogroup, [&] {
-      const int fd = connect_to(path);
-      if (fd < 0) return 2;
-      const std::string req = R"({"verb":"show","what":"ports"})"
-                              "\n";
-      [[maybe_unused]] ssize_t n = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
-      return read_line(fd).find("\"ok\":true") != std::string::npos ? 0 : 3;
-    });
+    const char* path = opt_.path.c_str();
+    const int rc =
+        as_user(kNobody, kNogroup, [&] { return child_request(path, kShowPorts, "\"ok\":true"); });
     EXPECT_EQ(rc, 0);
     EXPECT_EQ(last_uid_.load(), kNobody);
   }
@@ -558,10 +603,10 @@ TEST_F(ControlServerTest, OptionsComeFromTheControlSection) {
 TEST_F(ControlServerTest, NobodyCannotOpenTheSocket) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as nobody";
   start();
-  const std::string path = opt_.path;
+  const char* path = opt_.path.c_str();
   // 0660 root:root: the kernel refuses the connection itself.
   EXPECT_EQ(
-      as_user(kNobody, kNogroup, [&] { return connect_to(path) < 0 && errno == EACCES ? 0 : 1; }),
+      as_user(kNobody, kNogroup, [&] { return connect_path(path) < 0 && errno == EACCES ? 0 : 1; }),
       0);
   EXPECT_EQ(handled_.load(), 0);
 }
@@ -570,16 +615,15 @@ TEST_F(ControlServerTest, PeerNotPermittedIsRefusedBeforeItsRequestIsRead) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as nobody";
   start();
   ::chmod(opt_.path.c_str(), 0666);  // as if someone loosened the mode: SO_PEERCRED still holds
-  const std::string path = opt_.path;
+  const char* path = opt_.path.c_str();
   const int rc = as_user(kNobody, kNogroup, [&] {
-    const int fd = connect_to(path);
+    const int fd = connect_path(path);
     if (fd < 0) return 2;
-    const std::string req = R"({"verb":"set","key":"qos.pfc_enable","value":[]})"
-                            "\n";
-    [[maybe_unused]] ssize_t n = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
-    const std::string reply = read_line(fd);
-    if (reply.find("permission denied: uid 65534 is not root and not in the control "
-                   "socket's group") == std::string::npos)
+    [[maybe_unused]] ssize_t n =
+        ::send(fd, kSetPfcEnable, std::strlen(kSetPfcEnable), MSG_NOSIGNAL);
+    if (!line_has(fd,
+                  "permission denied: uid 65534 is not root and not in the control "
+                  "socket's group"))
       return 3;
     return closed_by_peer(fd, 2000) ? 0 : 4;
   });
@@ -595,15 +639,9 @@ TEST_F(ControlServerTest, MembersOfTheSocketGroupAreServed) {
   struct stat st {};
   ASSERT_EQ(::stat(opt_.path.c_str(), &st), 0);
   EXPECT_EQ(st.st_gid, kNogroup);
-  const std::string path = opt_.path;
-  const int rc = as_user(kNobody, kNogroup, [&] {
-    const int fd = connect_to(path);
-    if (fd < 0) return 2;
-    const std::string req = R"({"verb":"show","what":"ports"})"
-                            "\n";
-    [[maybe_unused]] ssize_t n = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
-    return read_line(fd).find("\"ok\":true") != std::string::npos ? 0 : 3;
-  });
+  const char* path = opt_.path.c_str();
+  const int rc =
+      as_user(kNobody, kNogroup, [&] { return child_request(path, kShowPorts, "\"ok\":true"); });
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(last_uid_.load(), kNobody);
 }
@@ -614,22 +652,18 @@ TEST_F(ControlServerTest, MembersOfTheSocketGroupAreServed) {
 TEST_F(ControlServerTest, APeersGroupsAreThoseItConnectedWith) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to give a client other groups";
   start();
-  const std::string path = opt_.path;
+  const char* path = opt_.path.c_str();
   const pid_t pid = ::fork();
-  if (pid == 0) {
+  if (pid == 0) {  // allocates nothing: see as_user
     const gid_t groups[] = {4242, 4343};
     if (::setgroups(2, groups) != 0) ::_exit(100);
-    const int fd = connect_to(path);
+    const int fd = connect_path(path);
     if (fd < 0) ::_exit(2);
-    const std::string req = R"({"verb":"show","what":"ports"})"
-                            "\n";
     // Gone before its request is handled: the connection outlives it.
-    const bool sent = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size());
-    ::_exit(sent ? 0 : 3);
+    const ssize_t len = ssize_t(std::strlen(kShowPorts));
+    ::_exit(::send(fd, kShowPorts, size_t(len), MSG_NOSIGNAL) == len ? 0 : 3);
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ASSERT_EQ(wait_child(pid), 0);
   settle();
   EXPECT_EQ(handled_.load(), 1);
   std::lock_guard lock(peer_mu_);
@@ -811,18 +845,11 @@ TEST_F(ControlServerTest, GroupChangesLiveUnknownOneChangesNothing) {
   struct stat st {};
   ASSERT_EQ(::stat(opt_.path.c_str(), &st), 0);
   EXPECT_EQ(st.st_gid, kNogroup);
-  const std::string path = opt_.path;
-  ::chmod(opt_.path.c_str(), 0666);  // let nobody reach the socket: SO_PEERCRED decides
-  EXPECT_EQ(as_user(kNobody, kNogroup,
-                    [&] {
-                      const int c = connect_to(path);
-                      if (c < 0) return 2;
-                      const std::string req = R"({"verb":"show","what":"ports"})"
-                                              "\n";
-                      [[maybe_unused]] ssize_t n = ::send(c, req.data(), req.size(), MSG_NOSIGNAL);
-                      return read_line(c).find("\"ok\":true") != std::string::npos ? 0 : 3;
-                    }),
-            0);
+  const char* path = opt_.path.c_str();
+  ::chmod(path, 0666);  // let nobody reach the socket: SO_PEERCRED decides
+  EXPECT_EQ(
+      as_user(kNobody, kNogroup, [&] { return child_request(path, kShowPorts, "\"ok\":true"); }),
+      0);
   ::close(fd);
 }
 
