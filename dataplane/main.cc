@@ -339,7 +339,7 @@ int cmd_fabric(const FabricArgs& a) {
     for (const std::string& c : a.captures) capture_target(topo, c);  // before anything starts
     // Every switch's tables and rings and the packet pool, before EAL: a
     // fabric too big for the memory allowed is refused now, not mid-start.
-    const FabricMemory mem = estimate_fabric_memory(topo);
+    const FabricMemory mem = estimate_fabric_memory(topo, &wl);
     if (mem.total > max_memory) {
       std::cerr << "rocelb-dp: " << a.topology
                 << ": the fabric's switches and packet pool need about " << mem.describe()

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
+#include "common/constants.h"
 #include "control/human_units.h"
 #include "control/memory_estimate.h"
 #include "dataplane/forward/dataplane.h"
@@ -17,12 +19,33 @@ namespace {
 
 constexpr uint64_t kPage = 4096;             // --no-huge: DPDK's pages are the system's
 constexpr uint64_t kPauseInboxSlots = 1024;  // dataplane.cc kPauseInboxSize
+constexpr uint64_t kMallocHeader = 16;       // glibc's chunk header, before what it returns
 
 uint64_t ring_bytes(uint64_t elem_bytes, uint64_t slots) {
   return (dpdk_bytes::kRingHeader + elem_bytes * slots + 63) / 64 * 64;
 }
 
 }  // namespace
+
+uint64_t pages_spanned(uint64_t bytes, uint64_t page_bytes) {
+  return bytes == 0 ? 0 : (bytes - 1 + page_bytes - 1) / page_bytes + 1;
+}
+
+uint64_t fabric_ring_resident_bytes(uint64_t elem_bytes, uint64_t slots, bool carries_traffic) {
+  const uint64_t bytes =
+      kMallocHeader + (carries_traffic ? ring_bytes(elem_bytes, slots) : dpdk_bytes::kRingHeader);
+  return pages_spanned(bytes, kPage) * kPage;
+}
+
+std::bitset<64> fabric_dscps(const NicParams& nic, const Workload* workload) {
+  std::bitset<64> d;
+  if (!workload) return d.set();
+  // Data, and ACK/NAKs unless nic.ack_dscp gives them their own.
+  for (const FabricFlow& f : workload->flows) d.set(f.dscp.value_or(nic.data_dscp) & 63);
+  if (nic.ack_dscp) d.set(*nic.ack_dscp & 63);
+  d.set(nic.dcqcn.cnp_dscp & 63);
+  return d;
+}
 
 uint32_t fabric_pool_mbufs(size_t switches) {
   const uint64_t want = 32'768 * static_cast<uint64_t>(switches) - 1;
@@ -51,26 +74,37 @@ uint64_t fabric_pool_object_bytes(uint32_t mtu) {
   return lines * 64;
 }
 
-FabricMemory estimate_fabric_memory(const Topology& topo) {
+FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload) {
   FabricMemory m;
   m.switches = topo.switches.size();
   MemoryRuntime rt;
   rt.workers = 1;
   rt.ring_capacity = kFabricRingSlots;
   rt.page_bytes = kPage;
+  const std::bitset<64> dscps = fabric_dscps(topo.nic, workload);
+  const uint64_t used = fabric_ring_resident_bytes(sizeof(rte_mbuf*), kFabricRingSlots, true);
+  const uint64_t idle = fabric_ring_resident_bytes(sizeof(rte_mbuf*), kFabricRingSlots, false);
+  const uint64_t inbox = fabric_ring_resident_bytes(sizeof(PauseEvent), kPauseInboxSlots, true);
   for (const FabricSwitch& s : topo.switches) {
     const MemoryEstimate e = estimate_memory(s.params, rt);
     const uint64_t before = m.route_tables + m.egress_rings + m.other;
     for (const MemoryItem& i : e.items) {
       if (i.name == "route_tables")
         m.route_tables += i.bytes;
-      else if (i.name == "egress_rings")
-        m.egress_rings += i.bytes;
       else if (i.name == "group_tables" || i.name == "neighbor_table")
         m.other += i.bytes;
+      // egress_rings: counted below, by what they can make resident;
       // packet_pool and control_replies: a fabric switch has neither.
     }
-    m.egress_rings += s.params.ports.size() * ring_bytes(sizeof(PauseEvent), kPauseInboxSlots);
+    uint32_t classes = 0;  // a bit per class some DSCP of the fabric maps to
+    for (size_t d = 0; d < dscps.size(); ++d)
+      if (dscps[d]) classes |= 1u << s.params.qos.dscp_to_tc[d];
+    const uint64_t ports = s.params.ports.size();
+    const uint64_t in_use = ports * static_cast<uint64_t>(std::popcount(classes));
+    const uint64_t rings_idle = ports * kNumTrafficClasses - in_use;
+    m.rings_in_use += in_use;
+    m.rings_idle += rings_idle;
+    m.egress_rings += in_use * used + rings_idle * idle + ports * inbox;
     m.per_switch.push_back(m.route_tables + m.egress_rings + m.other - before);
   }
   // One pool grown to its most: each buffer packed (growing_mbuf_pool.h),
@@ -88,9 +122,10 @@ FabricMemory estimate_fabric_memory(const Topology& topo) {
 std::string FabricMemory::describe() const {
   return human_bytes(static_cast<double>(total)) + " (" + std::to_string(switches) +
          " switches: route tables " + human_bytes(static_cast<double>(route_tables)) +
-         ", egress rings " + human_bytes(static_cast<double>(egress_rings)) + ", packet pool " +
-         human_bytes(static_cast<double>(packet_pool)) + ", other tables " +
-         human_bytes(static_cast<double>(other)) + ")";
+         ", egress rings " + human_bytes(static_cast<double>(egress_rings)) + " (" +
+         std::to_string(rings_in_use) + " of " + std::to_string(rings_in_use + rings_idle) +
+         " rings can carry traffic), packet pool " + human_bytes(static_cast<double>(packet_pool)) +
+         ", other tables " + human_bytes(static_cast<double>(other)) + ")";
 }
 
 uint64_t physical_memory_bytes() {

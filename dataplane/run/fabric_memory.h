@@ -1,25 +1,40 @@
-// What a fabric run will take of DPDK's memory, estimated from the topology
-// before EAL starts, and the sizes the fabric run allocates by (so the
-// estimate and the run cannot drift apart).
+// What a fabric run will take of memory, estimated from the topology (and
+// the workload, where the caller has it) before EAL starts, and the sizes
+// the fabric run allocates by (so the estimate and the run cannot drift
+// apart).
 //
-// Items: per switch, its config's route tables, group tables, neighbor
-// table and egress rings as control/memory_estimate.h counts them (one
-// worker, rings of kFabricRingSlots), plus a pause inbox per port; for the
+// Items: per switch, its config's route tables, group tables and neighbor
+// table as control/memory_estimate.h counts them (one worker), its egress
+// rings and pause inboxes by what they can make resident (below); for the
 // fabric, one packet pool of fabric_pool_mbufs() buffers, each big enough
-// for the NICs' largest frame. Rings and inboxes take no memzone
-// (egress_queue.h alloc_ring), so the only limit on a fabric's size is
-// memory: `rocelb-dp fabric --max-memory` (default: the machine's physical
-// memory) refuses a fabric whose estimate is larger, before anything
-// starts, and EAL is given the estimate plus a margin.
+// for the NICs' largest frame. Rings and inboxes are process memory, not
+// zeroed and taking no memzone (egress_queue.h alloc_ring): a ring's pages
+// become resident only when written. A ring's positions go round, so once
+// as many elements as it has slots have passed through it every slot was
+// written, however few it held at once: a ring that carries traffic is
+// counted whole (every page its slots and header span), one that never
+// can only by the pages its header spans. Which rings can carry traffic:
+// the fabric's frames come from its hosts' NICs only (RoCE over IPv4,
+// untagged: data, ACK/NAK, CNP; no ARP, NDP or echo, so no local replies),
+// so a switch's queue of class c carries traffic only if one of the DSCPs
+// those frames carry maps to c (qos.dscp_to_tc, unlisted: default_tc):
+// fabric_dscps() says which DSCPs, from the NIC and the workload; without
+// a workload every DSCP counts. Pause inboxes are counted whole.
+// `rocelb-dp fabric --max-memory` (default: the machine's physical memory)
+// refuses a fabric whose estimate is larger, before anything starts, and
+// EAL is given the estimate plus a margin.
 //
-// Knobs: none (the topology and NIC mtu). Counters: none.
+// Knobs: none (the topology, its NIC's mtu and DSCPs, the workload's
+// DSCPs). Counters: none.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
 
 namespace rocelb {
 
@@ -41,6 +56,22 @@ uint32_t fabric_mbuf_room(uint32_t mtu);
 // headroom and room, packed (no page alignment).
 uint64_t fabric_pool_object_bytes(uint32_t mtu);
 
+// The pages of `page_bytes` a block of `bytes` (> 0) at any address can
+// span: one more than it fills when it does not start on a page.
+uint64_t pages_spanned(uint64_t bytes, uint64_t page_bytes = 4096);
+
+// What one ring of `slots` slots of `elem_bytes` (as alloc_ring makes it:
+// the malloc chunk's header, DPDK's ring header, the slots) can make
+// resident: every page it spans when it carries traffic, the pages its
+// header spans when it never does.
+uint64_t fabric_ring_resident_bytes(uint64_t elem_bytes, uint64_t slots, bool carries_traffic);
+
+// The DSCPs a fabric's frames can carry: each flow's own (nic.data_dscp for
+// a flow that names none) on its data and, unless nic.ack_dscp is set, its
+// ACK/NAKs; nic.ack_dscp if set; nic.dcqcn.cnp_dscp. Without a workload
+// (null): all 64.
+std::bitset<64> fabric_dscps(const NicParams& nic, const Workload* workload);
+
 struct FabricMemory {
   uint64_t route_tables = 0;
   uint64_t egress_rings = 0;  // with the pause inboxes
@@ -48,12 +79,17 @@ struct FabricMemory {
   uint64_t packet_pool = 0;
   uint64_t total = 0;
   size_t switches = 0;
+  uint64_t rings_in_use = 0;         // egress rings of classes the fabric's DSCPs map to
+  uint64_t rings_idle = 0;           // the others, counted by their header's pages
   std::vector<uint64_t> per_switch;  // each switch's tables, rings and inboxes
-  // "3.51 GB (20 switches: route tables 2.01 GB, egress rings ...)".
+  // "3.51 GB (20 switches: route tables 2.01 GB, egress rings 1.2 GB (320
+  // of 1280 rings can carry traffic), ...)".
   std::string describe() const;
 };
 
-FabricMemory estimate_fabric_memory(const Topology& topo);
+// Null workload: every DSCP may come (the summary's per-switch figure); the
+// workload that will run: only its DSCPs (the refusal before a run).
+FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload = nullptr);
 
 // The machine's physical memory in bytes (sysconf), the default limit.
 uint64_t physical_memory_bytes();

@@ -3,12 +3,21 @@
 // switch), the pool's buffers hold the NICs' largest frame without a
 // 2048-byte floor and are the size the estimate counts, EAL is not given
 // 8 GB whatever the fabric, a ring's untouched slots cost no resident
-// memory, and summary.json's cost.memory adds up.
+// memory, a ring that carries traffic goes round and becomes resident whole
+// (what the estimate counts for it) while one that never does keeps only
+// its header's pages, the estimate counts whole only the rings of classes
+// the fabric's DSCPs map to, and summary.json's cost.memory adds up.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <rte_malloc.h>
+#include <sys/mman.h>
 
+#include <bitset>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dataplane/forward/egress_queue.h"
 #include "dataplane/forward/packet_observer.h"
@@ -97,6 +106,101 @@ TEST(FabricMemory, ARingsUnusedSlotsCostNoResidentMemory) {
 #endif
   EXPECT_LT(after - before, 2u << 20);
   EXPECT_LT(freed > before ? freed - before : 0, (2u << 20) + kShadow);
+}
+
+// Pages of [p, p + bytes) resident now (mincore), from p's page on.
+uint64_t resident_pages(const void* p, uint64_t bytes) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) / 4096 * 4096;
+  const uint64_t len = reinterpret_cast<uintptr_t>(p) + bytes - start;
+  std::vector<unsigned char> v((len + 4095) / 4096);
+  if (mincore(reinterpret_cast<void*>(start), len, v.data()) != 0) return UINT64_MAX;
+  uint64_t n = 0;
+  for (unsigned char c : v) n += c & 1;
+  return n;
+}
+
+TEST(FabricMemory, PagesSpannedCountTheOneAnUnalignedBlockCrossesInto) {
+  EXPECT_EQ(pages_spanned(0), 0u);
+  EXPECT_EQ(pages_spanned(1), 1u);
+  EXPECT_EQ(pages_spanned(400), 2u);  // a ring's header at the end of a page
+  EXPECT_EQ(pages_spanned(4096), 2u);
+  EXPECT_EQ(pages_spanned(4097), 2u);
+  EXPECT_EQ(pages_spanned(8193), 3u);
+}
+
+// The ring's positions go round: one packet at a time, held no longer than
+// the next, still writes every slot once as many have passed as it has
+// slots. So a ring that carries traffic is counted whole, whatever its
+// queue's byte limit lets it hold at once, and one that never does only by
+// its header's pages.
+TEST(FabricMemory, ARingThatCarriesTrafficBecomesResidentWholeOneThatDoesNotStaysAHeader) {
+  ASSERT_NO_THROW(test::start_eal());
+  // No page an earlier test touched and freed: glibc hands those out again,
+  // resident already (a run's peak is not raised by them).
+  malloc_trim(0);
+  const uint64_t bytes = rte_ring_get_memsize(kFabricRingSlots);
+  rte_ring* idle = alloc_ring("fm_idle", sizeof(void*), kFabricRingSlots, 0);
+  rte_ring* busy = alloc_ring("fm_busy", sizeof(void*), kFabricRingSlots, 0);
+  ASSERT_NE(idle, nullptr);
+  ASSERT_NE(busy, nullptr);
+  const uint64_t header = fabric_ring_resident_bytes(sizeof(void*), kFabricRingSlots, false);
+  const uint64_t whole = fabric_ring_resident_bytes(sizeof(void*), kFabricRingSlots, true);
+  EXPECT_LE(resident_pages(busy, bytes) * 4096, header);
+  int token = 0;
+  void* out = nullptr;
+  for (uint32_t i = 0; i < kFabricRingSlots; ++i) {  // never more than one held
+    ASSERT_EQ(rte_ring_enqueue(busy, &token), 0);
+    ASSERT_EQ(rte_ring_dequeue(busy, &out), 0);
+  }
+  EXPECT_GE(resident_pages(busy, bytes), bytes / 4096);  // every page of its slots
+  EXPECT_LE(resident_pages(busy, bytes) * 4096, whole);
+  EXPECT_LE(resident_pages(idle, bytes) * 4096, header);
+  EXPECT_GT(whole, kFabricRingSlots * sizeof(void*));
+  EXPECT_LE(header, 2u * 4096);
+  free_ring(idle);
+  free_ring(busy);
+}
+
+TEST(FabricMemory, TheFabricsDscpsAreItsFlowsItsAcksAndItsCnps) {
+  NicParams nic;  // data 26, ACKs with the flow's, CNPs 48
+  Workload wl;
+  wl.flows.resize(3);
+  wl.flows[1].dscp = 10;
+  std::bitset<64> want;
+  want.set(26).set(10).set(48);
+  EXPECT_EQ(fabric_dscps(nic, &wl), want);
+  nic.ack_dscp = 46;
+  nic.dcqcn.cnp_dscp = 40;
+  want.reset(48).set(46).set(40);
+  EXPECT_EQ(fabric_dscps(nic, &wl), want);
+  EXPECT_TRUE(fabric_dscps(nic, nullptr).all());  // no workload: any DSCP may come
+}
+
+// The ConWeave preset maps DSCP 26 to class 3, 48 to 6, the rest to 0: a
+// workload of default flows uses 2 classes of 8, one naming DSCP 10 a
+// third, and without a workload all three count.
+TEST(FabricMemory, TheEstimateCountsWholeOnlyRingsOfClassesTheFabricsDscpsMapTo) {
+  const Topology topo = load_topology_file(kConweave);
+  uint64_t ports = 0;
+  for (const FabricSwitch& s : topo.switches) ports += s.params.ports.size();
+  const uint64_t whole = fabric_ring_resident_bytes(sizeof(void*), kFabricRingSlots, true);
+  const uint64_t header = fabric_ring_resident_bytes(sizeof(void*), kFabricRingSlots, false);
+  const uint64_t inbox = fabric_ring_resident_bytes(32, 1024, true);  // sizeof(PauseEvent)
+  Workload wl;
+  wl.flows.resize(2);
+  for (const auto& [flow_dscp, classes] :
+       std::vector<std::pair<std::optional<uint8_t>, uint64_t>>{{std::nullopt, 2}, {10, 3}}) {
+    wl.flows[1].dscp = flow_dscp;
+    const FabricMemory m = estimate_fabric_memory(topo, &wl);
+    EXPECT_EQ(m.rings_in_use, ports * classes);
+    EXPECT_EQ(m.rings_idle, ports * (8 - classes));
+    EXPECT_EQ(m.egress_rings, ports * (classes * whole + (8 - classes) * header + inbox));
+    EXPECT_NE(m.describe().find(std::to_string(ports * classes) + " of " +
+                                std::to_string(ports * 8) + " rings can carry traffic"),
+              std::string::npos)
+        << m.describe();
+  }
+  EXPECT_EQ(estimate_fabric_memory(topo).rings_in_use, ports * 3);
 }
 
 TEST(FabricMemory, SummaryCostMemoryAddsUp) {
