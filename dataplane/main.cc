@@ -236,6 +236,7 @@ struct FabricArgs {
   std::string topology, workload, out_dir, until, window = "100us", export_dir, max_memory;
   std::vector<std::string> sets, captures;
   uint64_t seed = 1;
+  uint32_t threads = 1;
   bool quiet = false;
   RecordArgs record;
 };
@@ -317,6 +318,7 @@ bool fabric_options(const FabricArgs& a, FabricRunOptions& opt, uint64_t& max_me
   }
   opt.out_dir = a.out_dir;
   opt.captures = a.captures;
+  opt.threads = a.threads;
   opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
                      " --seed " + std::to_string(a.seed);
   for (const auto& s : a.sets) opt.command_line += " --set " + s;
@@ -608,6 +610,10 @@ int main(int argc, char** argv) {
   fabric->add_option("--capture", fa.captures,
                      "SWITCH:PORT or HOST: write what it sends to capture-*.pcap (repeatable)");
   fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
+  fabric->add_option("--threads", fa.threads,
+                     "N: split the fabric over N threads (at most one per switch); the outputs "
+                     "are the same bytes for any N (1)")
+      ->transform(uint_range(1, 1024));
   fabric->add_option("--max-memory", fa.max_memory,
                      "SIZE: refuse a fabric whose switches and packet pool need more memory "
                      "than this (default: the machine's memory)");

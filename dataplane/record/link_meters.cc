@@ -39,6 +39,10 @@ void LinkMeters::add(uint32_t i, uint64_t start_ps, uint64_t wire_bytes) {
   if (budget_ && budget_->stopped()) return;
   const uint64_t w = start_ps / 1000 / window_ns_;
   if (!use_window(w, start_ps / 1000)) return;
+  add_window(i, w, wire_bytes);
+}
+
+void LinkMeters::add_window(uint32_t i, uint64_t w, uint64_t wire_bytes) {
   auto& b = links_[i].bytes;
   if (b.empty() || b.back().first < w) {
     b.emplace_back(w, wire_bytes);

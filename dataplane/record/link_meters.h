@@ -47,6 +47,14 @@ class LinkMeters {
   static const char* header() { return "from,to,window_start_ns,tx_bytes,utilization\n"; }
 
   size_t windows() const { return windows_.size(); }
+  uint64_t window_ns() const { return window_ns_; }
+
+  // Makes window w one the file has, its rows' room taken from the budget
+  // at now_ns; false when the budget has no room (recording stops).
+  bool use_window(uint64_t w, uint64_t now_ns);
+  // Adds wire bytes to link i in window w, which use_window took: what a
+  // link_tally.h of a fabric shard counted (no budget asked).
+  void add_window(uint32_t i, uint64_t w, uint64_t wire_bytes);
 
  private:
   struct Link {
@@ -54,9 +62,6 @@ class LinkMeters {
     uint64_t speed_bps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> bytes;  // (window, wire bytes), by window
   };
-  // Makes window w one the file has; false when the budget has no room.
-  bool use_window(uint64_t w, uint64_t now_ns);
-
   uint64_t window_ns_ = 100'000;
   OutputBudget* budget_ = nullptr;
   std::vector<Link> links_;

@@ -1,20 +1,22 @@
-// The fabric run's event queue: events in time order, and events of equal
-// time in the order they were pushed (first in, first out), exactly as a
-// std::priority_queue keyed on (time, push sequence) would pop them.
+// The fabric run's event queue: events in the order of their (time, order)
+// keys. The order is the caller's: a number below 2^kOrderBits that ranks
+// events of equal time (fabric_event.h makes it from what the event is and
+// where, never from when it was pushed, so that a fabric split over
+// threads pops every node's events in the same order as one thread does).
+// Events of equal (time, order) pop in an order fixed by the pushes and
+// pops before them: the same calls give the same pops.
 //
-// A 4-ary min-heap of 16-byte keys: the time, and one word holding the push
-// sequence (high bits) and a reference (low kRefBits): a payload's slot in a
+// A 4-ary min-heap of 16-byte keys: the time, and one word holding the
+// order (high bits) and a reference (low kRefBits): a payload's slot in a
 // pool of reused slots, or a lane. A lane is a FIFO of events that come in
-// time order (a link delivers frames in the order it sent them): only its
-// earliest event has a key in the heap, so the heap holds about one key per
-// busy link instead of one per frame on a wire, and taking a lane's head
-// puts the next one in its place with one sift instead of a pop and a push.
-// An event pushed to a lane earlier than the lane's last goes to the heap
-// itself, so the order never depends on the caller keeping its promise.
-// After the first few thousand events a push or a pop allocates nothing.
-//
-// When the sequence would overflow its bits (2^kSeqBits pushes), every
-// queued event is renumbered in its order: the order never changes.
+// (time, order) order (a link delivers frames in the order it sent them):
+// only its earliest event has a key in the heap, so the heap holds about
+// one key per busy link instead of one per frame on a wire, and taking a
+// lane's head puts the next one in its place with one sift instead of a
+// pop and a push. An event pushed to a lane before the lane's last goes to
+// the heap itself, so the order never depends on the caller keeping its
+// promise. After the first few thousand events a push or a pop allocates
+// nothing.
 // Knobs: the number of lanes (set_lanes). Counters: none (size()).
 #pragma once
 
@@ -29,7 +31,8 @@ template <class Payload>
 class EventQueue {
  public:
   static constexpr int kRefBits = 28;
-  static constexpr int kSeqBits = 64 - kRefBits;
+  static constexpr int kOrderBits = 64 - kRefBits;
+  static constexpr uint64_t kMaxOrder = (uint64_t{1} << kOrderBits) - 1;
   static constexpr uint64_t kRefMask = (uint64_t{1} << kRefBits) - 1;
   static constexpr uint64_t kLaneBit = uint64_t{1} << (kRefBits - 1);  // else a slot
   static constexpr uint64_t kIndexMask = kLaneBit - 1;                 // 134 M slots, 134 M lanes
@@ -43,7 +46,8 @@ class EventQueue {
   bool empty() const { return heap_.empty(); }
   size_t size() const { return size_; }
 
-  void push(uint64_t t, const Payload& p) {
+  // `order` <= kMaxOrder.
+  void push(uint64_t t, uint64_t order, const Payload& p) {
     uint32_t slot;
     if (!free_.empty()) {
       slot = free_.back();
@@ -54,22 +58,23 @@ class EventQueue {
       slot = static_cast<uint32_t>(slots_.size());
       slots_.push_back(p);
     }
-    if (seq_ >> kSeqBits) renumber();
-    heap_.push_back(Key{t, seq_++ << kRefBits | slot});
+    heap_.push_back(Key{t, order << kRefBits | slot});
     sift_up(heap_.size() - 1);
     ++size_;
   }
 
   // An event of lane `lane`: queued behind the lane's earlier ones.
-  void push_lane(uint32_t lane, uint64_t t, const Payload& p) {
+  void push_lane(uint32_t lane, uint64_t t, uint64_t order, const Payload& p) {
     Lane& l = lanes_[lane];
-    if (l.n > 0 && t < l.at(l.n - 1).t) return push(t, p);  // out of order: by itself
-    if (seq_ >> kSeqBits) renumber();
-    const uint64_t seq = seq_++;
-    l.push_back(Entry{t, seq, p});
+    if (l.n > 0) {
+      const Entry& last = l.at(l.n - 1);
+      if (t < last.t || (t == last.t && order < last.order))
+        return push(t, order, p);  // out of order: by itself
+    }
+    l.push_back(Entry{t, order, p});
     ++size_;
     if (l.n == 1) {
-      heap_.push_back(Key{t, seq << kRefBits | kLaneBit | lane});
+      heap_.push_back(Key{t, order << kRefBits | kLaneBit | lane});
       sift_up(heap_.size() - 1);
     }
   }
@@ -91,7 +96,7 @@ class EventQueue {
       l.pop_front();
       if (l.n > 0) {  // the lane's next event takes its key's place
         const Entry& next = l.at(0);
-        sift_down(Key{next.t, next.seq << kRefBits | ref});
+        sift_down(Key{next.t, next.order << kRefBits | ref});
       } else {
         remove_top();
       }
@@ -117,50 +122,16 @@ class EventQueue {
     free_.clear();
     for (Lane& l : lanes_) l = Lane{};
     size_ = 0;
-    seq_ = 0;
-  }
-
-  // The sequence numbers of what is queued made 0..size-1, in its order
-  // (push does it by itself before the sequence overflows).
-  void renumber() {
-    struct Ref {
-      uint64_t t, seq;
-      Key* key;      // a slot's key in the heap, or
-      Entry* entry;  // a lane's entry
-    };
-    std::vector<Ref> all;
-    all.reserve(size_);
-    for (Key& k : heap_)
-      if (!(k.word & kLaneBit)) all.push_back(Ref{k.t, k.word >> kRefBits, &k, nullptr});
-    for (Lane& l : lanes_)
-      for (size_t i = 0; i < l.n; ++i)
-        all.push_back(Ref{l.at(i).t, l.at(i).seq, nullptr, &l.at(i)});
-    std::sort(all.begin(), all.end(),
-              [](const Ref& x, const Ref& y) { return x.t != y.t ? x.t < y.t : x.seq < y.seq; });
-    uint64_t s = 0;
-    for (Ref& r : all) {
-      if (r.key)
-        r.key->word = s << kRefBits | (r.key->word & kRefMask);
-      else
-        r.entry->seq = s;
-      ++s;
-    }
-    // A lane's key carries its head's sequence.
-    for (Key& k : heap_)
-      if (k.word & kLaneBit)
-        k.word = lanes_[k.word & kIndexMask].at(0).seq << kRefBits | (k.word & kRefMask);
-    std::sort(heap_.begin(), heap_.end(), before);  // a sorted array is a heap
-    seq_ = s;
   }
 
  private:
   struct Key {
     uint64_t t;
-    uint64_t word;  // push sequence << kRefBits | reference
+    uint64_t word;  // order << kRefBits | reference
   };
   struct Entry {
     uint64_t t;
-    uint64_t seq;
+    uint64_t order;
     Payload p;
   };
   // A ring of entries; its capacity doubles when full (power of two).
@@ -231,7 +202,6 @@ class EventQueue {
   std::vector<uint32_t> free_;
   std::vector<Lane> lanes_;
   size_t size_ = 0;
-  uint64_t seq_ = 0;
 };
 
 }  // namespace rocelb

@@ -2,16 +2,24 @@
 
 #include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <barrier>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include "control/human_units.h"
 #include "control/units.h"
@@ -19,21 +27,22 @@
 #include "dataplane/record/counters_json.h"
 #include "dataplane/record/frame_sink.h"
 #include "dataplane/record/link_meters.h"
+#include "dataplane/record/link_tally.h"
 #include "dataplane/record/output_budget.h"
 #include "dataplane/record/output_dir.h"
 #include "dataplane/record/run_interrupt.h"
 #include "dataplane/record/run_manifest.h"
 #include "dataplane/record/run_outputs.h"
 #include "dataplane/record/write_file.h"
-#include "dataplane/run/event_queue.h"
 #include "dataplane/run/fabric_memory.h"
+#include "dataplane/run/fabric_nodes.h"
 #include "dataplane/run/fabric_output_estimate.h"
+#include "dataplane/run/fabric_partition.h"
+#include "dataplane/run/fabric_shard.h"
 #include "dataplane/run/growing_mbuf_pool.h"
-#include "dataplane/run/switch_clock.h"
 #include "dataplane/sim/fabric_report.h"
 #include "dataplane/sim/fabric_summary.h"
 #include "dataplane/sim/ideal_fct.h"
-#include "dataplane/sim/roce_nic.h"
 #include "dataplane/wire/pcap_file.h"
 #include "lb/lb_rng.h"
 
@@ -41,66 +50,8 @@ namespace rocelb {
 
 namespace {
 
-constexpr uint64_t kNever = UINT64_MAX;
 constexpr uint64_t kDefaultGraceNs = 1'000'000'000;  // after the last flow start
 std::atomic<uint64_t> g_pool_seq{0};
-
-uint64_t wire_ps(uint64_t frame_bytes, uint64_t bps) {
-  const unsigned __int128 bits =
-      static_cast<unsigned __int128>(frame_bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull;
-  return static_cast<uint64_t>((bits + bps - 1) / bps);
-}
-
-enum class Ev : uint8_t {
-  kPort,       // a switch port's scheduled look (a = switch, b = port)
-  kToSwitch,   // a frame's last bit reaches switch a's port b
-  kToHost,     // a frame's last bit reaches host a's NIC
-  kHostWake,   // host a's NIC asked to be polled
-  kFlowStart,  // flow a starts (timetable: whether it is a phase-0 flow at its time)
-};
-
-// Ordered by (t, push order) in the EventQueue.
-struct Event {
-  uint64_t t = 0;
-  Ev kind = Ev::kPort;
-  // kFlowStart: a phase-0 flow started from the timetable at its own time;
-  // its start pushes the timetable's next flow (a later phase's flow starts
-  // when the phase before it ends, and pushes nothing).
-  bool timetable = false;
-  uint32_t a = 0;
-  uint32_t b = 0;
-  uint32_t len = 0;  // kToSwitch without an mbuf: the frame's length
-  rte_mbuf* m = nullptr;
-};
-
-// The far end of a wire, as seen from the end that sends.
-struct Peer {
-  bool to_host = false;
-  uint32_t index = 0;  // switch or host
-  uint16_t port = 0;   // switch port
-  uint64_t speed_bps = 0;
-  uint64_t delay_ps = 0;
-  bool connected = false;
-};
-
-struct SwitchNode {
-  std::string name;
-  std::unique_ptr<Dataplane> dp;
-  std::unique_ptr<SwitchClock> clock;
-  std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
-  std::array<Peer, kMaxPorts> peer{};
-  std::array<uint32_t, kMaxPorts> meter{};  // its link direction in Impl::links
-  std::array<FrameSink, kMaxPorts> capture{};
-  SwitchRecorder* rec = nullptr;  // with RecordOptions: what the switch did, told as it goes
-};
-
-struct HostNode {
-  std::unique_ptr<RoceNic> nic;
-  uint64_t sched = kNever;  // time of the live kHostWake event
-  Peer peer;
-  uint32_t meter = 0;
-  FrameSink capture;
-};
 
 std::string port_name(const std::string& sw, uint16_t port) {
   std::string s = sw;
@@ -121,47 +72,31 @@ uint64_t peak_rss_kb() {
 
 }  // namespace
 
+// The state between windows (fabric_shard.h), written by close_window only,
+// while every shard waits.
+struct WindowState {
+  uint64_t end_ps = 0;  // the window runs up to here (exclusive)
+  unsigned parity = 0;  // of the window being run: its outboxes
+  bool stop = false;
+  uint64_t windows = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> phase_starts;  // for the next window
+  std::exception_ptr error;
+};
+
 struct FabricRun::Impl {
-  Topology topo;
-  NicParams nic_params;
-  Workload workload;
-  uint64_t seed = 1;
-  std::unique_ptr<GrowingMbufPool> pool_owner;  // make_pool; keep_free() before each event
-  rte_mempool* pool = nullptr;                  // its mempool
-  std::vector<SwitchNode> sw;
-  std::vector<HostNode> hosts;
-  LinkMeters links;                // links.csv
-  OutputBudget* budget = nullptr;  // --max-output, while a run runs
-  std::vector<FlowRecord> records;
-  std::vector<uint64_t> ideal_ps;
+  FabricWorld w;
+  std::unique_ptr<GrowingMbufPool> pool_owner;                // make_pool: shard 0's
+  rte_mempool* pool = nullptr;                                // its mempool
+  std::vector<std::unique_ptr<GrowingMbufPool>> extra_pools;  // shards 1..N-1
+  std::vector<std::unique_ptr<FabricShard>> shards;
+  uint64_t lookahead_ps = 0;
 
   // The run's state.
-  EventQueue<Event> heap;  // lanes: one per wire direction (its meter)
-  uint32_t wires = 0;      // wire directions: links.csv meters
-  std::vector<uint8_t> buf;
-  std::vector<uint8_t> scratch;
   uint64_t finished = 0;
-  uint64_t frames_lost_no_buffer = 0;
-  // Phases (all_to_all): flows of phase k wait for every flow of phase k-1.
   std::vector<uint64_t> phase_left;
-  std::vector<std::vector<uint32_t>> phase_flows;
-  size_t next_flow = 0;  // the next phase-0 flow to start (flows are in start order)
-
-  std::string comment;              // a departure's pcapng annotation
-  RunRecorder* recorder = nullptr;  // with RecordOptions, while a run runs
-
-  void push(uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m = nullptr, uint32_t len = 0) {
-    heap.push(t, Event{t, kind, false, a, b, len, m});
-  }
-  // A frame onto the wire whose links.csv meter is `lane`: a wire delivers in
-  // the order it sends, so its frames queue in one lane of the event queue.
-  void push_wire(uint32_t lane, uint64_t t, Ev kind, uint32_t a, uint32_t b, rte_mbuf* m,
-                 uint32_t len) {
-    heap.push_lane(lane, t, Event{t, kind, false, a, b, len, m});
-  }
-  void push_flow_start(uint64_t t, uint32_t flow, bool timetable) {
-    heap.push(t, Event{t, Ev::kFlowStart, timetable, flow, 0, 0, nullptr});
-  }
+  std::vector<uint64_t> phase_last_ps;  // the latest finish seen per phase
+  std::vector<bool> phase_launched;     // the next phase was pushed
+  WindowState ws;
 
   void build();
   void make_pool();
@@ -171,22 +106,14 @@ struct FabricRun::Impl {
   void open_outputs(const FabricRunOptions& opt, RunOutputs& outs, std::vector<std::string>& names);
   void open_captures(const std::vector<std::string>& specs, OutputDir& out,
                      std::vector<std::string>& names, bool pcapng);
+  void make_shards(uint32_t threads, uint64_t link_window_ns);
   void start();
-  void push_next_flow();
-  void loop(uint64_t until_ps, FabricResult& res);
-  void on_port(const Event& e);
-  void on_to_switch(const Event& e);
-  void on_to_host(const Event& e);
+  void run_windows(uint64_t until_ps, FabricResult& res);
+  void close_window(uint64_t until_ps, uint64_t flows) noexcept;
   uint64_t end(RunOutputs& outs, FabricResult& res, std::vector<Json>& counters);
   void write_outputs(const FabricRunOptions& opt, RunOutputs& outs,
                      const std::vector<std::string>& names, const std::vector<Json>& counters,
                      const FabricResult& res, uint64_t on_wires);
-  void schedule_switch(uint32_t s);
-  void schedule_host(uint32_t h, uint64_t now_ps);
-  void send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint64_t start_ps);
-  void host_send(uint32_t h, uint64_t now_ps);
-  void start_flow(uint32_t f, uint64_t now_ps);
-  void collect(uint32_t h, uint64_t now_ps);
   void record_unfinished();
   uint64_t own_output_bound(size_t captures) const;
   void write_links(const std::string& path, uint64_t end_ns);
@@ -226,253 +153,187 @@ CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
 
 FabricRun::FabricRun(Topology topo, NicParams nic, Workload workload, uint64_t seed)
     : impl_(std::make_unique<Impl>()) {
-  impl_->topo = std::move(topo);
-  impl_->nic_params = nic;
-  impl_->workload = std::move(workload);
-  impl_->seed = seed;
+  impl_->w.topo = std::move(topo);
+  impl_->w.nic_params = nic;
+  impl_->w.workload = std::move(workload);
+  impl_->w.seed = seed;
   impl_->build();
 }
 
 FabricRun::~FabricRun() {
   impl_->release_events();
-  impl_->sw.clear();  // Dataplanes free their queued mbufs into the pool
-  impl_->hosts.clear();
+  impl_->w.sw.clear();  // Dataplanes free their queued mbufs into the pools
+  impl_->w.hosts.clear();
+  impl_->extra_pools.clear();
   impl_->pool_owner.reset();
 }
 
 void FabricRun::Impl::release_events() {
-  heap.for_each([](const Event& e) {
-    if (e.m) rte_pktmbuf_free(e.m);
-  });
-  heap.clear();
+  for (auto& sh : shards) sh->drop_in_flight(0), sh->drop_in_flight(1);
+  shards.clear();
 }
 
 void FabricRun::Impl::build() {
   make_pool();
   make_switches();
   connect();
-  heap.set_lanes(wires);
   make_flow_records();
-  buf.resize(16384);
-  scratch.resize(16384);
 }
 
-// One pool for the fabric: a frame crosses switches without a copy. Its
-// buffers hold the largest frame the NICs make in one segment; it fills a
-// chunk at a time with the frames in flight, up to fabric_pool_mbufs()
-// (growing_mbuf_pool.h: loop() keeps some free before each event, so a get
-// fails only when that many are in use, as a fixed pool's would); its sizes
-// and the rings' are fabric_memory.h's, which estimated them.
-void FabricRun::Impl::make_pool() {
-  pool_owner = std::make_unique<GrowingMbufPool>(
+// One pool for the fabric (one per thread with --threads: fabric_shard.h): a
+// frame crosses switches without a copy. Its buffers hold the largest frame
+// the NICs make in one segment; it fills a chunk at a time with the frames
+// in flight, up to fabric_pool_mbufs() (growing_mbuf_pool.h: the shards
+// keep some free before each event, so a get fails only when that many are
+// in use, as a fixed pool's would); its sizes and the rings' are
+// fabric_memory.h's, which estimated them.
+namespace {
+
+// Lets the calling thread run on any online core.
+void unpin_this_thread() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &all);
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+}
+
+std::unique_ptr<GrowingMbufPool> fabric_pool(const FabricWorld& w) {
+  auto p = std::make_unique<GrowingMbufPool>(
       "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1)),
-      fabric_pool_mbufs(topo.switches.size()), kPacketNotePrivSize,
-      static_cast<uint16_t>(fabric_mbuf_room(nic_params.mtu) + RTE_PKTMBUF_HEADROOM),
+      fabric_pool_mbufs(w.topo.switches.size()), kPacketNotePrivSize,
+      static_cast<uint16_t>(fabric_mbuf_room(w.nic_params.mtu) + RTE_PKTMBUF_HEADROOM),
       kFabricPoolChunk);
-  pool_owner->keep_free();
+  p->keep_free();
+  return p;
+}
+
+}  // namespace
+
+void FabricRun::Impl::make_pool() {
+  pool_owner = fabric_pool(w);
   pool = pool_owner->get();
 }
 
 void FabricRun::Impl::make_switches() {
-  sw.resize(topo.switches.size());
-  for (size_t i = 0; i < topo.switches.size(); ++i) {
-    ConfigParams p = topo.switches[i].params;
+  w.sw.resize(w.topo.switches.size());
+  for (size_t i = 0; i < w.topo.switches.size(); ++i) {
+    ConfigParams p = w.topo.switches[i].params;
     // Switches in a row must not hash alike, and another seed is another
     // draw of collisions.
-    p.sw.hash_seed = mix_seed(p.sw.hash_seed, mix_seed(seed, i + 1));
-    SwitchNode& n = sw[i];
-    n.name = topo.switches[i].name;
+    p.sw.hash_seed = mix_seed(p.sw.hash_seed, mix_seed(w.seed, i + 1));
+    SwitchNode& n = w.sw[i];
+    n.name = w.topo.switches[i].name;
     n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kFabricRingSlots, 0);
     n.dp->set_control_pool(pool);
     n.clock = std::make_unique<SwitchClock>(*n.dp);
-    n.sched.fill(kNever);
+    n.sched.fill(kNeverPs);
   }
 }
 
 // The wires: between switches, and between each host's NIC and its leaf,
-// each direction with its links.csv meter.
+// each direction with its links.csv meter. The lookahead: the least time a
+// frame takes over any wire (fabric_shard.h).
 void FabricRun::Impl::connect() {
-  auto add_meter = [&](std::string from, std::string to, uint64_t speed) {
-    const uint32_t m = links.add_link(std::move(from), std::move(to), speed);
-    wires = std::max(wires, m + 1);
+  lookahead_ps = kNeverPs;
+  auto add_meter = [&](std::string from, std::string to, uint64_t speed, uint64_t delay_ps) {
+    const uint32_t m = w.links.add_link(std::move(from), std::move(to), speed);
+    w.wires = std::max(w.wires, m + 1);
+    lookahead_ps = std::min(lookahead_ps, delay_ps + wire_ps(0, speed));
     return m;
   };
   // A switch port sends at its configured speed (so `--set
   // leaf0:ports[5].speed=25G` makes that one direction slower).
   auto speed_of = [&](uint32_t s, uint16_t port) {
-    return sw[s].dp->config().ports[port].speed_bps;
+    return w.sw[s].dp->config().ports[port].speed_bps;
   };
-  for (const FabricLink& l : topo.links) {
-    SwitchNode& a = sw[l.a_sw];
-    SwitchNode& b = sw[l.b_sw];
+  for (const FabricLink& l : w.topo.links) {
+    SwitchNode& a = w.sw[l.a_sw];
+    SwitchNode& b = w.sw[l.b_sw];
     const uint64_t ab = speed_of(l.a_sw, l.a_port), ba = speed_of(l.b_sw, l.b_port);
-    a.peer[l.a_port] = Peer{false, l.b_sw, l.b_port, ab, l.delay_ns * 1000, true};
-    b.peer[l.b_port] = Peer{false, l.a_sw, l.a_port, ba, l.delay_ns * 1000, true};
-    a.meter[l.a_port] = add_meter(port_name(a.name, l.a_port), port_name(b.name, l.b_port), ab);
-    b.meter[l.b_port] = add_meter(port_name(b.name, l.b_port), port_name(a.name, l.a_port), ba);
+    const uint64_t delay = l.delay_ns * 1000;
+    a.peer[l.a_port] = Peer{false, l.b_sw, l.b_port, ab, delay, true};
+    b.peer[l.b_port] = Peer{false, l.a_sw, l.a_port, ba, delay, true};
+    a.meter[l.a_port] =
+        add_meter(port_name(a.name, l.a_port), port_name(b.name, l.b_port), ab, delay);
+    b.meter[l.b_port] =
+        add_meter(port_name(b.name, l.b_port), port_name(a.name, l.a_port), ba, delay);
   }
-  hosts.resize(topo.hosts.size());
-  for (size_t h = 0; h < topo.hosts.size(); ++h) {
-    const FabricHost& fh = topo.hosts[h];
+  w.hosts.resize(w.topo.hosts.size());
+  for (size_t h = 0; h < w.topo.hosts.size(); ++h) {
+    const FabricHost& fh = w.topo.hosts[h];
     NicAddress addr;
     addr.mac = fh.mac.b;
     addr.gateway_mac = fh.gateway_mac.b;
     addr.ipv4 = fh.ip.v4_host_order();
     addr.speed_bps = fh.speed_bps;
-    hosts[h].nic = std::make_unique<RoceNic>(nic_params, addr);
-    hosts[h].peer = Peer{false, fh.sw, fh.port, fh.speed_bps, fh.delay_ns * 1000, true};
-    SwitchNode& leaf = sw[fh.sw];
+    HostNode& host = w.hosts[h];
+    host.nic = std::make_unique<RoceNic>(w.nic_params, addr);
+    const uint64_t delay = fh.delay_ns * 1000;
+    host.peer = Peer{false, fh.sw, fh.port, fh.speed_bps, delay, true};
+    SwitchNode& leaf = w.sw[fh.sw];
     const uint64_t down = speed_of(fh.sw, fh.port);
-    leaf.peer[fh.port] = Peer{true, static_cast<uint32_t>(h), 0, down, fh.delay_ns * 1000, true};
-    hosts[h].meter = add_meter(fh.name, port_name(leaf.name, fh.port), fh.speed_bps);
-    leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), fh.name, down);
+    leaf.peer[fh.port] = Peer{true, static_cast<uint32_t>(h), 0, down, delay, true};
+    host.meter = add_meter(fh.name, port_name(leaf.name, fh.port), fh.speed_bps, delay);
+    leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), fh.name, down, delay);
   }
+  if (lookahead_ps == kNeverPs) lookahead_ps = 1;  // no wires: nothing crosses
   // A port no link or host names: what it sends is dropped (`no_link`).
-  for (SwitchNode& n : sw)
+  for (SwitchNode& n : w.sw)
     for (uint16_t id : n.dp->config().port_ids)
       if (!n.peer[id].connected) n.clock->set_unlinked(id);
 }
 
 // Flow records, their ideal FCTs, and the phases.
 void FabricRun::Impl::make_flow_records() {
-  records.resize(workload.flows.size());
-  HostPaths paths(topo);
-  for (size_t i = 0; i < workload.flows.size(); ++i) {
-    const FabricFlow& f = workload.flows[i];
-    FlowRecord& r = records[i];
+  const Workload& wl = w.workload;
+  w.records.resize(wl.flows.size());
+  HostPaths paths(w.topo);
+  for (size_t i = 0; i < wl.flows.size(); ++i) {
+    const FabricFlow& f = wl.flows[i];
+    FlowRecord& r = w.records[i];
     r.id = f.id;
-    r.src = topo.hosts[f.src].name;
-    r.dst = topo.hosts[f.dst].name;
+    r.src = w.topo.hosts[f.src].name;
+    r.dst = w.topo.hosts[f.dst].name;
     r.size_bytes = f.size_bytes;
     r.ideal_fct_ns =
-        (ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, nic_params.mtu) + 999) / 1000;
-    if (phase_left.size() <= f.phase) {
-      phase_left.resize(f.phase + 1, 0);
-      phase_flows.resize(f.phase + 1);
-    }
-    ++phase_left[f.phase];
-    if (f.phase > 0) phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
+        (ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, w.nic_params.mtu) + 999) / 1000;
+    if (w.phase_flows.size() <= f.phase) w.phase_flows.resize(f.phase + 1);
+    if (f.phase > 0) w.phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
   }
 }
 
 void FabricRun::Impl::open_captures(const std::vector<std::string>& specs, OutputDir& out,
                                     std::vector<std::string>& names, bool pcapng) {
   for (const std::string& spec : specs) {
-    const CaptureTarget c = capture_target(topo, spec);
+    const CaptureTarget c = capture_target(w.topo, spec);
     std::string file;
     if (c.host) {
       file = FrameSink::file_name("capture-" + spec, pcapng);
-      if (!hosts[c.index].capture.is_open())
-        hosts[c.index].capture.open(out.staged(file), pcapng, spec);
+      if (!w.hosts[c.index].capture.is_open())
+        w.hosts[c.index].capture.open(out.staged(file), pcapng, spec);
     } else {
-      const std::string& swname = sw[c.index].name;
+      const std::string& swname = w.sw[c.index].name;
       file = FrameSink::file_name("capture-" + swname + "-" + std::to_string(c.port), pcapng);
-      if (!sw[c.index].capture[c.port].is_open())
-        sw[c.index].capture[c.port].open(out.staged(file), pcapng, port_name(swname, c.port));
+      if (!w.sw[c.index].capture[c.port].is_open())
+        w.sw[c.index].capture[c.port].open(out.staged(file), pcapng, port_name(swname, c.port));
     }
     if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
-  }
-}
-
-void FabricRun::Impl::schedule_switch(uint32_t s) {
-  SwitchNode& n = sw[s];
-  uint64_t changed = n.clock->take_changed();
-  while (changed) {
-    const uint16_t port = static_cast<uint16_t>(__builtin_ctzll(changed));
-    changed &= changed - 1;
-    const uint64_t t = n.clock->next_ps(port);
-    if (t < n.sched[port]) {
-      n.sched[port] = t;
-      push(t, Ev::kPort, s, port);
-    }
-  }
-}
-
-void FabricRun::Impl::schedule_host(uint32_t h, uint64_t now_ps) {
-  // The NIC says when it could act; never before now.
-  const uint64_t t = std::max(hosts[h].nic->next_wakeup_ps(), now_ps);
-  if (t < hosts[h].sched) {
-    hosts[h].sched = t;
-    push(t, Ev::kHostWake, h, 0);
-  }
-}
-
-void FabricRun::Impl::send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint64_t start_ps) {
-  const uint64_t at = start_ps + wire_ps(m->pkt_len, to.speed_bps) + to.delay_ps;
-  push_wire(wire, at, to.to_host ? Ev::kToHost : Ev::kToSwitch, to.index, to.port, m, m->pkt_len);
-}
-
-void FabricRun::Impl::collect(uint32_t h, uint64_t now_ps) {
-  for (const NicFlowStats& st : hosts[h].nic->take_completed()) {
-    FlowRecord& r = records[st.flow_id];
-    r.finish_ns = st.finish_ps / 1000;
-    r.packets = st.packets;
-    r.retransmitted_packets = st.retransmitted_packets;
-    r.cnps_received = st.cnps_received;
-    ++finished;
-    const uint32_t ph = workload.flows[st.flow_id].phase;
-    if (--phase_left[ph] == 0 && ph + 1 < phase_flows.size())
-      for (uint32_t f : phase_flows[ph + 1])
-        push_flow_start(now_ps + (workload.phase_gap_ns + workload.flows[f].start_ns) * 1000, f,
-                        false);
   }
 }
 
 // A flow still running when the run ends reports what it did so far: the
 // packets it sent, retransmitted and the CNPs it got.
 void FabricRun::Impl::record_unfinished() {
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].finish_ns) continue;
-    const NicFlowStats* st = hosts[workload.flows[i].src].nic->flow(i);
+  for (size_t i = 0; i < w.records.size(); ++i) {
+    FlowRecord& r = w.records[i];
+    if (r.finish_ns) continue;
+    const NicFlowStats* st = w.hosts[w.workload.flows[i].src].nic->flow(i);
     if (!st) continue;  // never started
-    records[i].packets = st->packets;
-    records[i].retransmitted_packets = st->retransmitted_packets;
-    records[i].cnps_received = st->cnps_received;
+    r.packets = st->packets;
+    r.retransmitted_packets = st->retransmitted_packets;
+    r.cnps_received = st->cnps_received;
   }
-}
-
-void FabricRun::Impl::start_flow(uint32_t i, uint64_t now_ps) {
-  const FabricFlow& f = workload.flows[i];
-  FlowRecord& r = records[i];
-  r.start_ns = now_ps / 1000;
-  // QPNs: one pair per flow (24 bits, never 0 or 1); the UDP source port a
-  // NIC would pick for a new QP: seeded, so another seed is another draw of
-  // ECMP collisions.
-  const uint32_t qpn = f.qp.value_or(static_cast<uint32_t>(0x100 + (i % 0xFFFE00)));
-  const uint32_t dst_qpn = static_cast<uint32_t>(0x100 + (i % 0xFFFE00));
-  const uint16_t sport =
-      f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(seed, f.id) & 0x3FFF)));
-  const uint8_t dscp = f.dscp.value_or(nic_params.data_dscp);
-  const uint32_t src_ip = topo.hosts[f.src].ip.v4_host_order();
-  const uint32_t dst_ip = topo.hosts[f.dst].ip.v4_host_order();
-  try {
-    hosts[f.dst].nic->accept_flow(dst_qpn, src_ip, qpn, sport, dscp, f.size_bytes);
-    hosts[f.src].nic->start_flow(i, qpn, dst_ip, dst_qpn, sport, dscp, f.size_bytes, now_ps);
-  } catch (const std::invalid_argument& e) {  // e.g. an explicit qp still busy
-    throw FabricError(workload.source + ": flow " + std::to_string(f.id) + " (" + r.src + " -> " +
-                      r.dst + " at " + std::to_string(r.start_ns) + " ns): " + e.what());
-  }
-  schedule_host(f.src, now_ps);
-  schedule_host(f.dst, now_ps);
-}
-
-void FabricRun::Impl::host_send(uint32_t h, uint64_t now_ps) {
-  HostNode& host = hosts[h];
-  uint64_t start = now_ps;
-  const uint32_t len =
-      host.nic->poll(now_ps, buf.data(), static_cast<uint32_t>(buf.size()), &start);
-  if (len > 0) {
-    links.add(host.meter, start, len + kWireOverheadBytes);
-    if (host.capture.is_open() &&
-        budget->take(FrameSink::record_bytes(len, 0, host.capture.pcapng()), start / 1000))
-      host.capture.write(start / 1000, buf.data(), len, {});
-    rte_mbuf* m = mbuf_from_bytes(pool, buf.data(), len);
-    const uint64_t at = start + wire_ps(len, host.peer.speed_bps) + host.peer.delay_ps;
-    push_wire(host.meter, at, Ev::kToSwitch, host.peer.index, host.peer.port, m,
-              len);  // m null: no buffer
-  }
-  collect(h, now_ps);
-  schedule_host(h, now_ps);
 }
 
 namespace {
@@ -503,6 +364,10 @@ std::optional<std::string> fabric_output_problem(const Topology& topo, const Wor
   if (opt.record.timeline_ns && opt.record.timeline_ns < kMinTimelineNs)
     return "--timeline " + interval_text(opt.record.timeline_ns) + ": at least " +
            interval_text(kMinTimelineNs);
+  if (opt.threads > 1 && (!opt.captures.empty() || opt.record.events || opt.record.timeline_ns))
+    return "--threads " + std::to_string(opt.threads) +
+           ": --capture, --events and --timeline need --threads 1 (their files are written in "
+           "one time order)";
   FabricOutputPlan plan;
   plan.until_ns = opt.until_ns;
   plan.link_window_ns = opt.link_window_ns;
@@ -519,12 +384,12 @@ std::optional<std::string> fabric_output_problem(const Topology& topo, const Wor
 // longest, and room for the summary, the manifest and the captures' headers.
 uint64_t FabricRun::Impl::own_output_bound(size_t captures) const {
   uint64_t b = (256 << 10) + captures * FrameSink::kMaxHeaderBytes;
-  for (const SwitchNode& n : sw) {
+  for (const SwitchNode& n : w.sw) {
     const Json j = counters_to_json(*n.dp, n.dp->snapshot(), 0);
     b += j.dump(2).size() + 64 + 20 * count_numbers(j);
     b += run_manifest_switch(n.name, n.dp->config()).dump(2).size() + 1024;
   }
-  for (const FlowRecord& r : records) b += 240 + r.src.size() + r.dst.size();
+  for (const FlowRecord& r : w.records) b += 240 + r.src.size() + r.dst.size();
   return b;
 }
 
@@ -532,7 +397,7 @@ void FabricRun::Impl::write_links(const std::string& path, uint64_t end_ns) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw FabricError("cannot create " + path + ": " + std::strerror(errno));
   errno = 0;
-  bool ok = std::fputs(LinkMeters::header(), f) >= 0 && links.write(f, end_ns);
+  bool ok = std::fputs(LinkMeters::header(), f) >= 0 && w.links.write(f, end_ns);
   int err = ok ? 0 : errno;
   if (std::fflush(f) != 0 && !err) err = errno ? errno : -1;
   if (std::fclose(f) != 0 && !err) err = errno ? errno : -1;
@@ -552,10 +417,10 @@ void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs
            "counters and run.json: about " +
            human_bytes(static_cast<double>(own)) + ")";
   });
-  budget = &outs.budget();
-  links.start(opt.link_window_ns, budget);
+  w.budget = &outs.budget();
+  w.links.start(opt.link_window_ns, w.budget);
   names = {"flows.csv", "summary.json", "links.csv", "run.json"};
-  for (const SwitchNode& n : sw) names.push_back(n.name + ".counters.json");
+  for (const SwitchNode& n : w.sw) names.push_back(n.name + ".counters.json");
   if (opt.record.events) names.push_back("events.jsonl");
   if (opt.record.timeline_ns) names.push_back("timeline.csv");
   outs.open(opt.out_dir);
@@ -565,110 +430,148 @@ void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs
     throw FabricError(e.what());
   }
   outs.check(names);
-  recorder = outs.start_recorder(0);
-  if (!recorder) return;
-  for (SwitchNode& n : sw) n.rec = &recorder->add(n.name, *n.dp);
-  for (size_t h = 0; h < hosts.size(); ++h)
-    recorder->add_host(topo.hosts[h].name, hosts[h].nic->counters());
+  w.recorder = outs.start_recorder(0);
+  if (!w.recorder) return;
+  for (SwitchNode& n : w.sw) n.rec = &w.recorder->add(n.name, *n.dp);
+  for (size_t h = 0; h < w.hosts.size(); ++h)
+    w.recorder->add_host(w.topo.hosts[h].name, w.hosts[h].nic->counters());
+}
+
+// The shards (fabric_partition.h): each node told its shard, each shard
+// its own packet pool (shard 0 the one the switches were built with).
+void FabricRun::Impl::make_shards(uint32_t threads, uint64_t link_window_ns) {
+  const FabricPartition part = partition_fabric(w.topo, threads);
+  extra_pools.clear();
+  for (uint32_t k = 1; k < part.shards; ++k) extra_pools.push_back(fabric_pool(w));
+  auto pool_of = [&](uint32_t k) -> GrowingMbufPool& {
+    return k == 0 ? *pool_owner : *extra_pools[k - 1];
+  };
+  for (size_t s = 0; s < w.sw.size(); ++s) {
+    w.sw[s].shard = part.switch_shard[s];
+    w.sw[s].dp->set_control_pool(pool_of(part.switch_shard[s]).get());
+  }
+  for (size_t h = 0; h < w.hosts.size(); ++h) w.hosts[h].shard = part.host_shard[h];
+  shards.clear();
+  for (uint32_t k = 0; k < part.shards; ++k)
+    shards.push_back(std::make_unique<FabricShard>(w, k, part.shards, pool_of(k), link_window_ns));
 }
 
 // Every switch's clock from zero, the links the topology has down (both
-// ends, for the whole run), and the first flow of the timetable.
+// ends, for the whole run), every node's schedule empty, the phases'
+// counts, and each shard's first flows.
 void FabricRun::Impl::start() {
-  for (uint32_t s = 0; s < sw.size(); ++s) sw[s].clock->reset();
-  for (const FabricLink& l : topo.links)
+  for (SwitchNode& n : w.sw) {
+    n.clock->reset();
+    n.sched.fill(kNeverPs);
+  }
+  for (HostNode& h : w.hosts) h.sched = kNeverPs;
+  for (const FabricLink& l : w.topo.links)
     if (!l.up) {
-      sw[l.a_sw].clock->link(l.a_port, false, 0);
-      sw[l.b_sw].clock->link(l.b_port, false, 0);
+      w.sw[l.a_sw].clock->link(l.a_port, false, 0);
+      w.sw[l.b_sw].clock->link(l.b_port, false, 0);
     }
-  for (uint32_t s = 0; s < sw.size(); ++s) sw[s].clock->take_changed();
-  push_next_flow();
+  for (SwitchNode& n : w.sw) n.clock->take_changed();
+  finished = 0;
+  phase_left.assign(w.phase_flows.size(), 0);
+  for (const FabricFlow& f : w.workload.flows) ++phase_left[f.phase];
+  phase_last_ps.assign(w.phase_flows.size(), 0);
+  phase_launched.assign(w.phase_flows.size(), false);
+  for (auto& sh : shards) sh->start();
 }
 
-// Phase 0 flows start at their times, one event ahead at a time.
-void FabricRun::Impl::push_next_flow() {
-  while (next_flow < workload.flows.size() && workload.flows[next_flow].phase != 0) ++next_flow;
-  if (next_flow < workload.flows.size()) {
-    push_flow_start(workload.flows[next_flow].start_ns * 1000, static_cast<uint32_t>(next_flow),
-                    true);
-    ++next_flow;
-  }
-}
-
-// Events in time order until every flow finished or until_ps.
-void FabricRun::Impl::loop(uint64_t until_ps, FabricResult& res) {
-  uint64_t now = 0;
-  while (!heap.empty() && finished < res.flows) {
+// The end of a window, with every shard waiting: an error or a signal stops
+// the run; finished flows counted, a phase whose last flow finished starts
+// the next one (at the end of this window at the earliest: a shard may
+// have run its hosts up to there); the next window starts at the earliest
+// event left anywhere and lasts the lookahead, up to until_ps.
+void FabricRun::Impl::close_window(uint64_t until_ps, uint64_t flows) noexcept {
+  try {
     check_run_interrupt();  // SIGINT, SIGTERM: nothing written (run_interrupt.h)
-    if (heap.top_time() > until_ps) break;
-    pool_owner->keep_free();  // what the event may allocate is there (make_pool)
-    const Event e = heap.pop();
-    now = e.t;
-    ++res.events;
-    if (recorder) recorder->advance(now / 1000);
-    switch (e.kind) {
-      case Ev::kPort:
-        on_port(e);
-        break;
-      case Ev::kToSwitch:
-        on_to_switch(e);
-        break;
-      case Ev::kToHost:
-        on_to_host(e);
-        break;
-      case Ev::kHostWake:
-        if (hosts[e.a].sched != e.t) break;  // superseded by an earlier wake
-        hosts[e.a].sched = kNever;
-        host_send(e.a, now);
-        break;
-      case Ev::kFlowStart:
-        start_flow(e.a, now);
-        if (e.timetable) push_next_flow();
-        break;
+    ++ws.windows;
+    for (const auto& sh : shards)
+      if (sh->error()) {
+        ws.error = sh->error();
+        ws.stop = true;
+        return;
+      }
+    ws.phase_starts.clear();
+    for (const auto& sh : shards)
+      for (const FlowDone& d : sh->done()) {
+        ++finished;
+        const uint32_t ph = w.workload.flows[d.flow].phase;
+        phase_last_ps[ph] = std::max(phase_last_ps[ph], d.now_ps);
+        --phase_left[ph];
+      }
+    for (uint32_t ph = 0; ph + 1 < phase_left.size(); ++ph) {
+      if (phase_left[ph] != 0 || phase_launched[ph]) continue;
+      phase_launched[ph] = true;
+      for (uint32_t f : w.phase_flows[ph + 1]) {
+        const uint64_t at =
+            phase_last_ps[ph] + (w.workload.phase_gap_ns + w.workload.flows[f].start_ns) * 1000;
+        ws.phase_starts.emplace_back(std::max(at, ws.end_ps), f);
+      }
     }
+    uint64_t next = kNeverPs;
+    for (const auto& sh : shards) next = std::min(next, sh->next_ps(ws.parity));
+    for (const auto& [t, f] : ws.phase_starts) next = std::min(next, t);
+    if (finished >= flows || next == kNeverPs || next > until_ps) {
+      ws.stop = true;
+      return;
+    }
+    ws.parity ^= 1;
+    ws.end_ps = std::min(next + std::min(lookahead_ps, kNeverPs - next), until_ps + 1);
+  } catch (...) {
+    ws.error = std::current_exception();
+    ws.stop = true;
   }
-  res.sim_ns = now / 1000;
 }
 
-// Switch e.a's port e.b may send: a frame onto its wire (metered, recorded,
-// captured), and the port's next look scheduled.
-void FabricRun::Impl::on_port(const Event& e) {
-  SwitchNode& n = sw[e.a];
-  if (n.sched[e.b] != e.t) return;  // superseded by an earlier look
-  n.sched[e.b] = kNever;
-  const uint64_t now = e.t;
-  n.clock->begin_event(now);
-  uint64_t start = 0;
-  const uint16_t port = static_cast<uint16_t>(e.b);
-  if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
-    const Peer& to = n.peer[port];
-    links.add(n.meter[port], start, m->pkt_len + kWireOverheadBytes);
-    const bool annotate = n.capture[port].pcapng();
-    if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment : nullptr);
-    if (n.capture[port].is_open() &&
-        budget->take(FrameSink::record_bytes(m->pkt_len, annotate ? comment.size() : 0, annotate),
-                     start / 1000))
-      n.capture[port].write(start / 1000, mbuf_bytes(m, scratch.data()), m->pkt_len,
-                            annotate ? comment : std::string());
-    send_frame(to, n.meter[port], m, start);  // an unlinked port returns none (no_link)
+// Windows until every flow finished, nothing is left or until_ps; with
+// more than one shard, one thread per shard (this one runs shard 0), all
+// meeting at each window's end.
+void FabricRun::Impl::run_windows(uint64_t until_ps, FabricResult& res) {
+  ws = WindowState{};
+  uint64_t first = kNeverPs;
+  for (const auto& sh : shards) first = std::min(first, sh->next_ps(0));
+  ws.stop = first == kNeverPs || first > until_ps || res.flows == 0;
+  ws.end_ps =
+      ws.stop ? 0 : std::min(first + std::min(lookahead_ps, kNeverPs - first), until_ps + 1);
+  auto window = [&](FabricShard& sh) {
+    sh.begin_window(shards, ws.parity ^ 1, ws.phase_starts);
+    sh.run_window(ws.end_ps, ws.parity);
+  };
+  if (shards.size() == 1) {
+    while (!ws.stop) {
+      window(*shards[0]);
+      close_window(until_ps, res.flows);
+    }
+  } else if (!ws.stop) {
+    std::barrier sync(static_cast<std::ptrdiff_t>(shards.size()),
+                      [&]() noexcept { close_window(until_ps, res.flows); });
+    auto body = [&](FabricShard& sh) {
+      do {
+        window(sh);
+        sync.arrive_and_wait();
+      } while (!ws.stop);
+    };
+    std::vector<std::thread> threads;
+    for (size_t k = 1; k < shards.size(); ++k)
+      threads.emplace_back([&, k] {
+        // Any core (EAL pinned the thread that made it to one), and an lcore
+        // of its own: its pool's per-lcore cache (none without).
+        unpin_this_thread();
+        const bool registered = rte_thread_register() == 0;
+        body(*shards[k]);
+        if (registered) rte_thread_unregister();
+      });
+    body(*shards[0]);
+    for (std::thread& t : threads) t.join();
   }
-  schedule_switch(e.a);
-}
-
-void FabricRun::Impl::on_to_switch(const Event& e) {
-  SwitchNode& n = sw[e.a];
-  n.clock->begin_event(e.t);
-  if (n.rec) n.rec->arrive(static_cast<uint16_t>(e.b), e.m, e.len, e.t / 1000);
-  n.clock->arrive(static_cast<uint16_t>(e.b), e.m, e.len, e.t);
-  schedule_switch(e.a);
-}
-
-void FabricRun::Impl::on_to_host(const Event& e) {
-  const uint8_t* bytes = mbuf_bytes(e.m, scratch.data());
-  hosts[e.a].nic->receive(bytes, e.m->pkt_len, e.t);
-  rte_pktmbuf_free(e.m);
-  collect(e.a, e.t);
-  schedule_host(e.a, e.t);
+  for (const auto& sh : shards) {
+    res.events += sh->events();
+    res.sim_ns = std::max(res.sim_ns, sh->last_ps() / 1000);
+  }
+  if (ws.error) std::rethrow_exception(ws.error);
 }
 
 // The run's end: unfinished flows report what they did, the recordings end
@@ -681,19 +584,18 @@ uint64_t FabricRun::Impl::end(RunOutputs& outs, FabricResult& res, std::vector<J
   record_unfinished();
   outs.finish_recorder(res.sim_ns);
   uint64_t on_wires = 0;
-  heap.for_each([&](const Event& e) {
-    if (e.m) {
-      ++on_wires;
-      rte_pktmbuf_free(e.m);
-    }
-  });
-  heap.clear();
-  for (SwitchNode& n : sw) {
+  for (auto& sh : shards) on_wires += sh->drop_in_flight(ws.parity);
+  for (SwitchNode& n : w.sw) {
     n.dp->flush();
     Json j = counters_to_json(*n.dp, n.dp->snapshot(), res.sim_ns);
     j["switch"] = n.name;
     res.conserved = res.conserved && j["totals"]["conserved"].get<bool>();
     counters.push_back(std::move(j));
+  }
+  if (shards.size() > 1) {
+    std::vector<const LinkTally*> tallies;
+    for (const auto& sh : shards) tallies.push_back(&sh->tally());
+    merge_link_tallies(tallies, w.links);
   }
   return on_wires;
 }
@@ -703,40 +605,49 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
                                     const std::vector<std::string>& names,
                                     const std::vector<Json>& counters, const FabricResult& res,
                                     uint64_t on_wires) {
-  for (size_t s = 0; s < sw.size(); ++s)
-    outs.write(sw[s].name + ".counters.json", counters[s].dump(2) + "\n");
-  outs.write("flows.csv", flows_csv(records));
+  for (size_t s = 0; s < w.sw.size(); ++s)
+    outs.write(w.sw[s].name + ".counters.json", counters[s].dump(2) + "\n");
+  outs.write("flows.csv", flows_csv(w.records));
   write_links(outs.staged("links.csv"), res.sim_ns);
-  for (SwitchNode& n : sw)
+  for (SwitchNode& n : w.sw)
     for (auto& c : n.capture) c.close();
-  for (HostNode& h : hosts) h.capture.close();
+  for (HostNode& h : w.hosts) h.capture.close();
   std::vector<const NicCounters*> nics;
-  for (const HostNode& h : hosts) nics.push_back(&h.nic->counters());
+  for (const HostNode& h : w.hosts) nics.push_back(&h.nic->counters());
   RunFacts facts;
-  facts.topology = topo.source;
-  facts.workload = workload.description;
-  facts.seed = seed;
+  facts.topology = w.topo.source;
+  facts.workload = w.workload.description;
+  facts.seed = w.seed;
   facts.command_line = opt.command_line;
   facts.sim_ns = res.sim_ns;
   facts.wall_s = res.wall_s;
   facts.events = res.events;
   facts.peak_rss_kb = peak_rss_kb();
   facts.frames_on_wires_at_end = on_wires;
-  const FabricMemory mem = estimate_fabric_memory(topo);  // as the switches allocated
-  for (size_t s = 0; s < sw.size(); ++s)
-    facts.memory.switch_bytes.push_back({sw[s].name, mem.per_switch[s]});
+  const FabricMemory mem = estimate_fabric_memory(w.topo);  // as the switches allocated
+  for (size_t s = 0; s < w.sw.size(); ++s)
+    facts.memory.switch_bytes.push_back({w.sw[s].name, mem.per_switch[s]});
   facts.memory.pool_mbufs = pool_owner->populated();
   facts.memory.pool_max_mbufs = pool_owner->capacity();
-  facts.memory.pool_mbuf_bytes = fabric_pool_object_bytes(nic_params.mtu);
-  for (const HostNode& h : hosts) facts.memory.host_bytes.push_back(h.nic->state_bytes());
-  outs.write("summary.json", fabric_summary(facts, records, counters, nics).dump(2) + "\n");
+  for (const auto& p : extra_pools) {
+    facts.memory.pool_mbufs += p->populated();
+    facts.memory.pool_max_mbufs += p->capacity();
+  }
+  facts.memory.pool_mbuf_bytes = fabric_pool_object_bytes(w.nic_params.mtu);
+  for (const HostNode& h : w.hosts) facts.memory.host_bytes.push_back(h.nic->state_bytes());
+  facts.threads = static_cast<uint32_t>(shards.size());
+  facts.windows = ws.windows;
+  facts.lookahead_ps = lookahead_ps;
+  for (const auto& sh : shards) facts.frames_between_threads += sh->frames_to_other_shards();
+  outs.write("summary.json", fabric_summary(facts, w.records, counters, nics).dump(2) + "\n");
   RunManifest manifest;
   manifest.kind = "fabric";
   manifest.end_ns = res.sim_ns;
-  for (SwitchNode& n : sw) manifest.switches.push_back(run_manifest_switch(n.name, n.dp->config()));
-  manifest.extra["topology"] = topo.source;
-  manifest.extra["workload"] = workload.description;
-  manifest.extra["seed"] = seed;
+  for (SwitchNode& n : w.sw)
+    manifest.switches.push_back(run_manifest_switch(n.name, n.dp->config()));
+  manifest.extra["topology"] = w.topo.source;
+  manifest.extra["workload"] = w.workload.description;
+  manifest.extra["seed"] = w.seed;
   outs.commit(std::move(manifest), names);
 }
 
@@ -744,33 +655,35 @@ FabricResult FabricRun::run(const FabricRunOptions& opt) {
   Impl& I = *impl_;
   const auto wall0 = std::chrono::steady_clock::now();
   check_run_interrupt();
-  if (const auto why = fabric_output_problem(I.topo, I.workload, opt)) throw FabricError(*why);
+  if (const auto why = fabric_output_problem(I.w.topo, I.w.workload, opt)) throw FabricError(*why);
   RunOutputs outs(opt.record, fail);
   struct Detach {  // the budget and the recorders die with this run: nothing keeps them
     Impl& impl;
     ~Detach() {
-      impl.budget = nullptr;
-      impl.links.start(100'000, nullptr);
-      impl.recorder = nullptr;
-      for (SwitchNode& n : impl.sw) n.rec = nullptr;
+      impl.w.budget = nullptr;
+      impl.w.links.start(100'000, nullptr);
+      impl.w.recorder = nullptr;
+      for (SwitchNode& n : impl.w.sw) n.rec = nullptr;
+      impl.release_events();
     }
   } detach{I};
   std::vector<std::string> names;
   I.open_outputs(opt, outs, names);
-
+  I.make_shards(opt.threads, opt.link_window_ns);
   I.start();
   uint64_t last_start_ns = 0;
-  for (const FabricFlow& f : I.workload.flows)
+  for (const FabricFlow& f : I.w.workload.flows)
     if (f.phase == 0) last_start_ns = std::max(last_start_ns, f.start_ns);
   const uint64_t until_ps =
       opt.until_ns ? opt.until_ns * 1000 : (last_start_ns + kDefaultGraceNs) * 1000;
   FabricResult res;
-  res.flows = I.workload.flows.size();
-  I.loop(until_ps, res);
+  res.flows = I.w.workload.flows.size();
+  I.run_windows(until_ps, res);
 
   std::vector<Json> counters;
   const uint64_t on_wires = I.end(outs, res, counters);
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  res.threads = static_cast<uint32_t>(I.shards.size());
   I.write_outputs(opt, outs, names, counters, res, on_wires);
   res.recording_stopped = outs.recording_stopped();
   res.recording_stopped_ns = outs.recording_stopped() ? outs.recording_stopped_ns() : 0;

@@ -10,14 +10,19 @@
 // far end (its last bit, store and forward) at
 //   t + (bytes + 20) × 8 / speed + delay,
 // where a switch runs it through its pipeline at once and a NIC takes it.
-// Events at the same time are taken in the order they were made, so a run
-// is deterministic: the same topology, workload, overrides and seed give
-// byte-identical outputs.
+// Events of equal time at a node are taken in the order fabric_event.h
+// gives them (arrivals by wire, then flows, then looks), so a run is
+// deterministic: the same topology, workload, overrides and seed give
+// byte-identical outputs, with any number of threads (fabric_shard.h: the
+// run goes in windows of virtual time no longer than the fastest wire's
+// delay).
 //
-// The run ends when every flow has finished, or at `until_ns` (default: one
-// virtual second after the last flow starts): unfinished flows are
-// reported, frames still on wires and in queues are counted (`flushed` on
-// the switch that held them).
+// The run ends when every flow has finished, at the end of the window it
+// finished in, or at `until_ns` (default: one virtual second after the
+// last flow starts): unfinished flows are reported, frames still on wires
+// and in queues are counted (`flushed` on the switch that held them). A
+// phase of all_to_all starts when the one before it finished, or at the
+// end of that window if later.
 //
 // Knobs: the seed (mixed into every switch's hash_seed and the flows' UDP
 // source ports; the workload was drawn with it too); FabricRunOptions:
@@ -60,6 +65,10 @@ struct FabricRunOptions {
   std::vector<std::string> captures;
   uint64_t link_window_ns = 100'000;  // at least kMinLinkWindowNs
   std::string command_line;           // recorded in summary.json
+  // Threads for the run (fabric_shard.h, fabric_partition.h): the outputs
+  // are the same bytes for any number; at most one per switch is used.
+  // With more than one, no captures, events or timeline (refused).
+  uint32_t threads = 1;
   // events.jsonl, timeline.csv, pcapng captures, and --max-output for all
   // (run_recorder.h)
   RecordOptions record;
@@ -71,6 +80,7 @@ struct FabricResult {
   double wall_s = 0;
   uint64_t flows = 0;
   uint64_t flows_finished = 0;
+  uint32_t threads = 1;   // used
   bool conserved = true;  // every switch's counters balance
   // --max-output reached: the recordings end at this virtual time.
   bool recording_stopped = false;

@@ -127,6 +127,10 @@ Json fabric_summary(const RunFacts& f, const std::vector<FlowRecord>& flows,
       f.wall_s > 0 ? static_cast<double>(f.sim_ns) / 1e6 / f.wall_s : 0.0;
   cost["peak_rss_mb"] = f.peak_rss_kb / 1024;
   cost["memory"] = memory_cost(f.memory);
+  cost["threads"] = f.threads;
+  cost["windows"] = f.windows;
+  cost["lookahead_ns"] = static_cast<double>(f.lookahead_ps) / 1000.0;
+  cost["frames_between_threads"] = f.frames_between_threads;
   j["cost"] = cost;
   uint64_t finished = 0;
   for (const FlowRecord& r : flows) finished += r.finish_ns ? 1 : 0;

@@ -41,6 +41,12 @@ struct RunFacts {
   uint64_t peak_rss_kb = 0;
   uint64_t frames_on_wires_at_end = 0;
   MemoryFacts memory;
+  // How the run was split (fabric_shard.h): threads, windows of virtual
+  // time, the lookahead that bounds them, frames that crossed threads.
+  uint32_t threads = 1;
+  uint64_t windows = 0;
+  uint64_t lookahead_ps = 0;
+  uint64_t frames_between_threads = 0;
 };
 
 // cost.memory of summary.json (fabric_summary below).

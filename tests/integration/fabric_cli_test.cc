@@ -88,6 +88,9 @@ TEST_F(FabricCli, BadInputIsOneLineAndExitTwoWithNothingWritten) {
       {"--topology " + topo + " --workload " + one + " --set qos.nope=1", "qos.nope"},
       {"--topology " + topo + " --workload " + one + " --capture leaf0:99", "--capture leaf0:99"},
       {"--topology " + topo + " --workload " + one + " --until 5", "--until 5"},
+      {"--topology " + topo + " --workload " + one + " --threads 2 --capture h0",
+       "--threads 2: --capture, --events and --timeline need --threads 1"},
+      {"--topology " + topo + " --workload " + one + " --threads 0", "--threads"},
       {"--topology " + topo + " --workload " + dir_.string() + "/missing.yaml", "missing.yaml"},
   };
   for (const Case& c : cases) {

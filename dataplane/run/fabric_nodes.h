@@ -1,0 +1,78 @@
+// What a fabric run is made of, shared by its shards (fabric_shard.h): the
+// switches and hosts with their wires, the flows' records, and which shard
+// owns each node. During a window a node is touched by its own shard only;
+// what every shard reads (the topology, the workload, the peers) does not
+// change while the run runs.
+// Knobs: none. Counters: none (the nodes' own).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/forward/dataplane.h"
+#include "dataplane/record/frame_sink.h"
+#include "dataplane/record/link_meters.h"
+#include "dataplane/record/run_recorder.h"
+#include "dataplane/run/switch_clock.h"
+#include "dataplane/sim/fabric_report.h"
+#include "dataplane/sim/nic_params.h"
+#include "dataplane/sim/roce_nic.h"
+#include "dataplane/sim/topology.h"
+#include "dataplane/sim/workload.h"
+
+namespace rocelb {
+
+inline constexpr uint64_t kNeverPs = UINT64_MAX;
+
+// The far end of a wire, as seen from the end that sends.
+struct Peer {
+  bool to_host = false;
+  uint32_t index = 0;  // switch or host
+  uint16_t port = 0;   // switch port
+  uint64_t speed_bps = 0;
+  uint64_t delay_ps = 0;
+  bool connected = false;
+};
+
+struct SwitchNode {
+  std::string name;
+  std::unique_ptr<Dataplane> dp;
+  std::unique_ptr<SwitchClock> clock;
+  std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
+  std::array<Peer, kMaxPorts> peer{};
+  std::array<uint32_t, kMaxPorts> meter{};  // its wire: its link direction in links.csv
+  std::array<FrameSink, kMaxPorts> capture{};
+  SwitchRecorder* rec = nullptr;  // with RecordOptions: what the switch did, told as it goes
+  uint32_t shard = 0;
+};
+
+struct HostNode {
+  std::unique_ptr<RoceNic> nic;
+  uint64_t sched = kNeverPs;  // time of the live kHostWake event
+  Peer peer;
+  uint32_t meter = 0;
+  FrameSink capture;
+  uint32_t shard = 0;
+};
+
+struct FabricWorld {
+  Topology topo;
+  NicParams nic_params;
+  Workload workload;
+  uint64_t seed = 1;
+  std::vector<SwitchNode> sw;
+  std::vector<HostNode> hosts;
+  uint32_t wires = 0;  // wire directions: links.csv meters, the event queues' lanes
+  std::vector<FlowRecord> records;
+  // Phases (all_to_all): flows of phase k wait for every flow of phase k-1.
+  std::vector<std::vector<uint32_t>> phase_flows;
+  // With one shard only: links.csv as it goes, --max-output, the recorder.
+  LinkMeters links;
+  OutputBudget* budget = nullptr;
+  RunRecorder* recorder = nullptr;
+};
+
+}  // namespace rocelb
