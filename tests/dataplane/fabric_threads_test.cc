@@ -143,13 +143,13 @@ TEST_F(FabricThreads, LinksCsvStoppedByMaxOutputStopsAtTheSamePlace) {
   const std::string wl =
       "type: poisson\ncdf: WebSearch\nload: 0.5\nduration: 300us\npairs: inter_leaf\n";
   // A cap under which the run's own outputs fit and links.csv's 10 us
-  // windows do not all: halved from 32 MB until recording stops (below the
-  // run's own outputs the run is refused).
+  // windows do not all: cut by a quarter from 1.5 MB until recording stops
+  // (about 0.8 MB here; below the run's own outputs the run is refused).
   FabricResult full;
   const fs::path whole = run(wl, 1, {}, 0, 0, &full);
   const uint64_t links = fs::file_size(whole / "links.csv");
   ASSERT_GT(links, 20'000u);
-  uint64_t cap = 32u << 20;
+  uint64_t cap = 1536u << 10;
   FabricResult one;
   fs::path a;
   for (; cap > 64 * 1024; cap = cap * 3 / 4) {
