@@ -86,8 +86,9 @@ Json memory_cost(const MemoryFacts& m) {
                    {"bytes_each_max", sw_max},
                    {"bytes", per_switch},
                    {"counted",
-                    "route, group and neighbor tables, egress rings and pause inboxes "
-                    "as allocated"}};
+                    "route, group and neighbor tables as allocated; egress rings and pause "
+                    "inboxes as far as they can become resident (a ring of a class no DSCP "
+                    "maps to: its header)"}};
   j["packet_pool"] = {{"mbufs", m.pool_mbufs},
                       {"max_mbufs", m.pool_max_mbufs},
                       {"mbuf_bytes", m.pool_mbuf_bytes},
