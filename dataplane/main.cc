@@ -608,7 +608,8 @@ int main(int argc, char** argv) {
                      "stop at this virtual time (default: when every flow finished, at most 1s "
                      "after the last start)");
   fabric->add_option("--capture", fa.captures,
-                     "SWITCH:PORT or HOST: write what it sends to capture-*.pcap (repeatable)");
+                     "SWITCH:PORT, HOST or HOST.PLANE (a host's port on that plane): write what it "
+                     "sends to capture-*.pcap (repeatable)");
   fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
   fabric->add_option("--threads", fa.threads,
                      "N: split the fabric over N threads (at most one per switch); the outputs "

@@ -49,6 +49,7 @@ struct SwitchNode {
   uint32_t shard = 0;
 };
 
+// A host's NIC port (one per host, or one per plane: Topology::port()).
 struct HostNode {
   std::unique_ptr<RoceNic> nic;
   uint64_t sched = kNeverPs;  // time of the live kHostWake event
@@ -64,7 +65,9 @@ struct FabricWorld {
   Workload workload;
   uint64_t seed = 1;
   std::vector<SwitchNode> sw;
-  std::vector<HostNode> hosts;
+  std::vector<HostNode> hosts;  // by NIC port (Topology::port())
+  // Per flow: the NIC ports it runs between, on its plane (flow_plane.h).
+  std::vector<uint32_t> flow_src, flow_dst;
   uint32_t wires = 0;  // wire directions: links.csv meters, the event queues' lanes
   std::vector<FlowRecord> records;
   // Phases (all_to_all): flows of phase k wait for every flow of phase k-1.

@@ -27,8 +27,8 @@ std::string with_commas(uint64_t v) {
 bool connected(const Topology& topo, uint32_t s, uint16_t p) {
   for (const FabricLink& l : topo.links)
     if ((l.a_sw == s && l.a_port == p) || (l.b_sw == s && l.b_port == p)) return true;
-  for (const FabricHost& h : topo.hosts)
-    if (h.sw == s && h.port == p) return true;
+  for (size_t k = 0; k < topo.port_count(); ++k)
+    if (topo.port(k).sw == s && topo.port(k).port == p) return true;
   return false;
 }
 
@@ -64,7 +64,7 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
   for (const FabricFlow& f : wl.flows)
     if (f.phase == 0) first = std::min(first, f.start_ns);
   if (plan.record.timeline_ns) {
-    uint64_t rows = 7 * topo.hosts.size(), members = 0;
+    uint64_t rows = 7 * topo.port_count(), members = 0;
     for (uint32_t s = 0; s < topo.switches.size(); ++s) {
       const ConfigParams& p = topo.switches[s].params;
       const uint64_t lossless =
@@ -102,8 +102,8 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
     uint64_t row = 0;
     for (const FabricLink& l : topo.links)
       row += 2 * (topo.switches[l.a_sw].name.size() + topo.switches[l.b_sw].name.size() + 6 + 30);
-    for (const FabricHost& h : topo.hosts)
-      row += 2 * (h.name.size() + topo.switches[h.sw].name.size() + 3 + 30);
+    for (size_t k = 0; k < topo.port_count(); ++k)
+      row += 2 * (topo.port_name(k).size() + topo.switches[topo.port(k).sw].name.size() + 3 + 30);
     // Windows with traffic: those the flows could fill alone, at most all.
     uint64_t windows = 0;
     for (const FabricFlow& f : wl.flows)
@@ -117,13 +117,16 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
                        windows * row});
   }
   for (const std::string& name : plan.host_captures) {
-    const auto h = topo.host_index(name);
-    if (!h) continue;
+    const auto port = topo.port_index(name);  // h3, h3.1
+    if (!port) continue;
+    // Every flow of the host, whichever plane it takes: at least what the
+    // port sends.
+    const uint32_t h = static_cast<uint32_t>(*port % topo.hosts.size());
     uint64_t bytes = 0;
     for (const FabricFlow& f : wl.flows)
-      if (f.src == *h || f.dst == *h)  // its data, or the ACKs it sends
+      if (f.src == h || f.dst == h)  // its data, or the ACKs it sends
         bytes += packets_of(f.size_bytes, mtu) *
-                 (f.src == *h ? 16 + roce_data_frame_bytes(mtu) : 16 + 62);
+                 (f.src == h ? 16 + roce_data_frame_bytes(mtu) : 16 + 62);
     e.parts.push_back({"capture-" + name + ".pcap", "--capture " + name, "its packets", bytes});
   }
   for (const OutputPart& p : e.parts) e.total += p.bytes;

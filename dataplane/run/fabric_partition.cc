@@ -9,9 +9,9 @@ FabricPartition partition_fabric(const Topology& topo, uint32_t threads) {
   const size_t n = topo.switches.size();
   p.shards = static_cast<uint32_t>(std::clamp<size_t>(threads, 1, std::max<size_t>(n, 1)));
   std::vector<uint64_t> weight(n, 0), hosts(n, 0);
-  for (const FabricHost& h : topo.hosts) {
-    weight[h.sw] += 2;
-    ++hosts[h.sw];
+  for (size_t k = 0; k < topo.port_count(); ++k) {
+    weight[topo.port(k).sw] += 2;
+    ++hosts[topo.port(k).sw];
   }
   for (const FabricLink& l : topo.links) {
     ++weight[l.a_sw];
@@ -39,8 +39,8 @@ FabricPartition partition_fabric(const Topology& topo, uint32_t threads) {
     p.switch_shard[s] = static_cast<uint32_t>(lightest);
     p.work[static_cast<size_t>(lightest)] += weight[s];
   }
-  p.host_shard.resize(topo.hosts.size());
-  for (size_t h = 0; h < topo.hosts.size(); ++h) p.host_shard[h] = p.switch_shard[topo.hosts[h].sw];
+  p.host_shard.resize(topo.port_count());
+  for (size_t k = 0; k < topo.port_count(); ++k) p.host_shard[k] = p.switch_shard[topo.port(k).sw];
   return p;
 }
 

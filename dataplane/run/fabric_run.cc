@@ -1,8 +1,8 @@
 #include "dataplane/run/fabric_run.h"
 
+#include <pthread.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -42,6 +42,7 @@
 #include "dataplane/run/growing_mbuf_pool.h"
 #include "dataplane/sim/fabric_report.h"
 #include "dataplane/sim/fabric_summary.h"
+#include "dataplane/sim/flow_plane.h"
 #include "dataplane/sim/ideal_fct.h"
 #include "dataplane/wire/pcap_file.h"
 #include "lb/lb_rng.h"
@@ -124,10 +125,13 @@ CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
   CaptureTarget c;
   const auto colon = spec.find(':');
   if (colon == std::string::npos) {
-    const auto h = topo.host_index(spec);
+    const auto h = topo.port_index(spec);  // h3, or h3.1: its port on plane 1
     if (!h)
-      throw FabricError("--capture " + spec + ": \"" + spec +
-                        "\" is neither a host nor SWITCH:PORT");
+      throw FabricError("--capture " + spec + ": \"" + spec + "\" is neither a host" +
+                        (topo.planes > 1 ? std::string(", HOST.PLANE (0..") +
+                                               std::to_string(topo.planes - 1) + ")"
+                                         : std::string()) +
+                        " nor SWITCH:PORT");
     c.host = true;
     c.index = *h;
     return c;
@@ -141,7 +145,8 @@ CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
     const auto p = static_cast<uint16_t>(std::stoul(port));
     for (const FabricLink& l : topo.links)
       connected = connected || (l.a_sw == *s && l.a_port == p) || (l.b_sw == *s && l.b_port == p);
-    for (const FabricHost& h : topo.hosts) connected = connected || (h.sw == *s && h.port == p);
+    for (size_t k = 0; k < topo.port_count(); ++k)
+      connected = connected || (topo.port(k).sw == *s && topo.port(k).port == p);
     c.port = p;
   }
   if (!connected)
@@ -259,9 +264,9 @@ void FabricRun::Impl::connect() {
     b.meter[l.b_port] =
         add_meter(port_name(b.name, l.b_port), port_name(a.name, l.a_port), ba, delay);
   }
-  w.hosts.resize(w.topo.hosts.size());
-  for (size_t h = 0; h < w.topo.hosts.size(); ++h) {
-    const FabricHost& fh = w.topo.hosts[h];
+  w.hosts.resize(w.topo.port_count());  // a NIC per host port
+  for (size_t h = 0; h < w.topo.port_count(); ++h) {
+    const FabricHost& fh = w.topo.port(h);
     NicAddress addr;
     addr.mac = fh.mac.b;
     addr.gateway_mac = fh.gateway_mac.b;
@@ -274,8 +279,9 @@ void FabricRun::Impl::connect() {
     SwitchNode& leaf = w.sw[fh.sw];
     const uint64_t down = speed_of(fh.sw, fh.port);
     leaf.peer[fh.port] = Peer{true, static_cast<uint32_t>(h), 0, down, delay, true};
-    host.meter = add_meter(fh.name, port_name(leaf.name, fh.port), fh.speed_bps, delay);
-    leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), fh.name, down, delay);
+    const std::string name = w.topo.port_name(h);
+    host.meter = add_meter(name, port_name(leaf.name, fh.port), fh.speed_bps, delay);
+    leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), name, down, delay);
   }
   if (lookahead_ps == kNeverPs) lookahead_ps = 1;  // no wires: nothing crosses
   // A port no link or host names: what it sends is dropped (`no_link`).
@@ -284,10 +290,13 @@ void FabricRun::Impl::connect() {
       if (!n.peer[id].connected) n.clock->set_unlinked(id);
 }
 
-// Flow records, their ideal FCTs, and the phases.
+// Flow records, each flow's plane and NIC ports, their ideal FCTs (on that
+// plane), and the phases.
 void FabricRun::Impl::make_flow_records() {
   const Workload& wl = w.workload;
   w.records.resize(wl.flows.size());
+  w.flow_src.resize(wl.flows.size());
+  w.flow_dst.resize(wl.flows.size());
   HostPaths paths(w.topo);
   for (size_t i = 0; i < wl.flows.size(); ++i) {
     const FabricFlow& f = wl.flows[i];
@@ -296,8 +305,14 @@ void FabricRun::Impl::make_flow_records() {
     r.src = w.topo.hosts[f.src].name;
     r.dst = w.topo.hosts[f.dst].name;
     r.size_bytes = f.size_bytes;
+    const uint32_t plane = flow_plane(w.seed, f.id, w.topo.planes);
+    if (w.topo.planes > 1) r.plane = plane;
+    w.flow_src[i] = w.topo.port_of(f.src, plane);
+    w.flow_dst[i] = w.topo.port_of(f.dst, plane);
     r.ideal_fct_ns =
-        (ideal_fct_ps(paths.path(f.src, f.dst), f.size_bytes, w.nic_params.mtu) + 999) / 1000;
+        (ideal_fct_ps(paths.path(w.flow_src[i], w.flow_dst[i]), f.size_bytes, w.nic_params.mtu) +
+         999) /
+        1000;
     if (w.phase_flows.size() <= f.phase) w.phase_flows.resize(f.phase + 1);
     if (f.phase > 0) w.phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
   }
@@ -328,7 +343,7 @@ void FabricRun::Impl::record_unfinished() {
   for (size_t i = 0; i < w.records.size(); ++i) {
     FlowRecord& r = w.records[i];
     if (r.finish_ns) continue;
-    const NicFlowStats* st = w.hosts[w.workload.flows[i].src].nic->flow(i);
+    const NicFlowStats* st = w.hosts[w.flow_src[i]].nic->flow(i);
     if (!st) continue;  // never started
     r.packets = st->packets;
     r.retransmitted_packets = st->retransmitted_packets;
@@ -434,7 +449,7 @@ void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs
   if (!w.recorder) return;
   for (SwitchNode& n : w.sw) n.rec = &w.recorder->add(n.name, *n.dp);
   for (size_t h = 0; h < w.hosts.size(); ++h)
-    w.recorder->add_host(w.topo.hosts[h].name, w.hosts[h].nic->counters());
+    w.recorder->add_host(w.topo.port_name(h), w.hosts[h].nic->counters());
 }
 
 // The shards (fabric_partition.h): each node told its shard, each shard
@@ -634,7 +649,10 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
     facts.memory.pool_max_mbufs += p->capacity();
   }
   facts.memory.pool_mbuf_bytes = fabric_pool_object_bytes(w.nic_params.mtu);
-  for (const HostNode& h : w.hosts) facts.memory.host_bytes.push_back(h.nic->state_bytes());
+  // Per host: its NIC ports' together.
+  facts.memory.host_bytes.assign(w.topo.hosts.size(), 0);
+  for (size_t h = 0; h < w.hosts.size(); ++h)
+    facts.memory.host_bytes[h % w.topo.hosts.size()] += w.hosts[h].nic->state_bytes();
   facts.threads = static_cast<uint32_t>(shards.size());
   facts.windows = ws.windows;
   facts.lookahead_ps = lookahead_ps;

@@ -1,8 +1,9 @@
 // A closed-loop fabric experiment in virtual time: every switch of a
 // Topology is a real rocelb Dataplane driven by its own SwitchClock (the same
-// pipeline, queues, PFC, ECN and load balancing as `replay`), every host a
-// RoceNic, every link a wire with a speed and a propagation delay, all in
-// one event loop. The Workload's flows start on the hosts' NICs; the NICs'
+// pipeline, queues, PFC, ECN and load balancing as `replay`), every host's
+// NIC port a RoceNic (one per host, or one per plane: a flow runs on one
+// plane, flow_plane.h), every link a wire with a speed and a propagation
+// delay, all in one event loop. The Workload's flows start on the hosts' NICs; the NICs'
 // congestion control (DCQCN) and loss recovery react to what the switches
 // do, and each flow's completion time is what the run measures.
 //
@@ -27,7 +28,8 @@
 // Knobs: the seed (mixed into every switch's hash_seed and the flows' UDP
 // source ports; the workload was drawn with it too); FabricRunOptions:
 // until_ns, captures ("leaf0:4" = what that
-// switch port sends, "h3" = what that host's NIC sends), the links.csv
+// switch port sends, "h3" = what that host's NIC sends; "h3.1" = what its
+// port on plane 1 sends), the links.csv
 // window; RecordOptions (events, timeline, pcapng captures). Outputs: see
 // fabric_report.h, and run.json (run_manifest.h). Counters: every switch's, every
 // NIC's, events processed.
@@ -87,12 +89,13 @@ struct FabricResult {
   uint64_t recording_stopped_ns = 0;
 };
 
-// What a --capture names: a host's NIC, or a switch port a link or host is
-// connected to. Checked from the topology alone (before EAL starts); throws
-// FabricError naming the option.
+// What a --capture names: a host's NIC (HOST, its plane-0 port; HOST.PLANE
+// another plane's), or a switch port a link or host is connected to.
+// Checked from the topology alone (before EAL starts); throws FabricError
+// naming the option.
 struct CaptureTarget {
   bool host = false;
-  uint32_t index = 0;  // host, or switch
+  uint32_t index = 0;  // NIC port (Topology::port()), or switch
   uint16_t port = 0;   // switch port
 };
 CaptureTarget capture_target(const Topology& topo, const std::string& spec);

@@ -30,8 +30,8 @@ void FabricShard::start() {
   for (uint32_t i = 0; i < w_.workload.flows.size(); ++i) {
     const FabricFlow& f = w_.workload.flows[i];
     if (f.phase != 0) continue;
-    if (w_.hosts[f.src].shard == index_) starts_.push_back(i);
-    if (w_.hosts[f.dst].shard == index_) accepts_.push_back(i);
+    if (w_.hosts[w_.flow_src[i]].shard == index_) starts_.push_back(i);
+    if (w_.hosts[w_.flow_dst[i]].shard == index_) accepts_.push_back(i);
   }
   push_next_start();
   push_next_accept();
@@ -74,9 +74,8 @@ void FabricShard::begin_window(const std::vector<std::unique_ptr<FabricShard>>& 
   }
   for (Outbox& box : out_[parity ^ 1]) box.clear();
   for (const auto& [t, f] : phase_starts) {
-    const FabricFlow& flow = w_.workload.flows[f];
-    if (w_.hosts[flow.dst].shard == index_) push_flow(t, Ev::kFlowAccept, f, false);
-    if (w_.hosts[flow.src].shard == index_) push_flow(t, Ev::kFlowStart, f, false);
+    if (w_.hosts[w_.flow_dst[f]].shard == index_) push_flow(t, Ev::kFlowAccept, f, false);
+    if (w_.hosts[w_.flow_src[f]].shard == index_) push_flow(t, Ev::kFlowStart, f, false);
   }
 }
 
@@ -210,14 +209,15 @@ void FabricShard::accept_flow(uint32_t i, uint64_t now_ps) {
       f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(w_.seed, f.id) & 0x3FFF)));
   const uint8_t dscp = f.dscp.value_or(w_.nic_params.data_dscp);
   try {
-    w_.hosts[f.dst].nic->accept_flow(flow_dst_qpn(i), w_.topo.hosts[f.src].ip.v4_host_order(),
-                                     flow_qpn(f, i), sport, dscp, f.size_bytes);
+    w_.hosts[w_.flow_dst[i]].nic->accept_flow(flow_dst_qpn(i),
+                                              w_.topo.port(w_.flow_src[i]).ip.v4_host_order(),
+                                              flow_qpn(f, i), sport, dscp, f.size_bytes);
   } catch (const std::invalid_argument& e) {  // e.g. an explicit qp still busy
     throw FabricError(w_.workload.source + ": flow " + std::to_string(f.id) + " (" +
                       w_.records[i].src + " -> " + w_.records[i].dst + " at " +
                       std::to_string(now_ps / 1000) + " ns): " + e.what());
   }
-  schedule_host(f.dst, now_ps);
+  schedule_host(w_.flow_dst[i], now_ps);
 }
 
 void FabricShard::start_flow(uint32_t i, uint64_t now_ps) {
@@ -231,13 +231,14 @@ void FabricShard::start_flow(uint32_t i, uint64_t now_ps) {
       f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(w_.seed, f.id) & 0x3FFF)));
   const uint8_t dscp = f.dscp.value_or(w_.nic_params.data_dscp);
   try {
-    w_.hosts[f.src].nic->start_flow(i, flow_qpn(f, i), w_.topo.hosts[f.dst].ip.v4_host_order(),
-                                    flow_dst_qpn(i), sport, dscp, f.size_bytes, now_ps);
+    w_.hosts[w_.flow_src[i]].nic->start_flow(i, flow_qpn(f, i),
+                                             w_.topo.port(w_.flow_dst[i]).ip.v4_host_order(),
+                                             flow_dst_qpn(i), sport, dscp, f.size_bytes, now_ps);
   } catch (const std::invalid_argument& e) {
     throw FabricError(w_.workload.source + ": flow " + std::to_string(f.id) + " (" + r.src +
                       " -> " + r.dst + " at " + std::to_string(r.start_ns) + " ns): " + e.what());
   }
-  schedule_host(f.src, now_ps);
+  schedule_host(w_.flow_src[i], now_ps);
 }
 
 void FabricShard::host_send(uint32_t h, uint64_t now_ps) {

@@ -61,9 +61,11 @@ SlowdownStats slowdown_stats(const std::vector<const FlowRecord*>& flows) {
 }
 
 std::string flows_csv(const std::vector<FlowRecord>& flows) {
+  const bool planes = !flows.empty() && flows.front().plane.has_value();
   std::string out =
       "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,packets,"
-      "retransmitted_packets,cnps_received\n";
+      "retransmitted_packets,cnps_received";
+  out += planes ? ",plane\n" : "\n";
   char buf[512];
   for (const FlowRecord& f : flows) {
     const auto fct = f.fct_ns();
@@ -78,6 +80,11 @@ std::string flows_csv(const std::vector<FlowRecord>& flows) {
                   (unsigned long long)f.ideal_fct_ns, sd_s, (unsigned long long)f.packets,
                   (unsigned long long)f.retransmitted_packets, (unsigned long long)f.cnps_received);
     out += buf;
+    if (planes) {
+      out.back() = ',';  // buf's newline
+      out += std::to_string(f.plane.value_or(0));
+      out += '\n';
+    }
   }
   return out;
 }

@@ -33,6 +33,7 @@ struct FlowRecord {
   uint64_t packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t cnps_received = 0;
+  std::optional<uint32_t> plane;  // on a fabric of several planes: the flow's
   std::optional<uint64_t> fct_ns() const {
     return finish_ns ? std::optional<uint64_t>(*finish_ns - start_ns) : std::nullopt;
   }
@@ -47,7 +48,8 @@ struct SlowdownStats {
 
 SlowdownStats slowdown_stats(const std::vector<const FlowRecord*>& flows);
 
-// flows.csv: a header line, then one line per flow in id order.
+// flows.csv: a header line, then one line per flow in id order. When the
+// flows have a plane (a fabric of several planes), a last column `plane`.
 std::string flows_csv(const std::vector<FlowRecord>& flows);
 
 // {"by_size": {"small": {...}, "medium": ..., "large": ..., "all": ...},

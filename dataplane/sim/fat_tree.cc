@@ -21,6 +21,11 @@ Topology load_fat_tree_topology(const YAML::Node& root, const std::string& sourc
                                 const std::vector<std::string>& overrides) {
   const KeyReader r = topology_detail::topology_reader(fat_tree_topology_schema(), source);
   r.check_utf8(root, "");
+  // A fat tree is one plane (its hosts have one NIC port each).
+  if (root["planes"])
+    r.fail("planes",
+           "a fat tree has one plane: planes is a key of the generated leaf-spine (leaves, "
+           "spines, hosts_per_leaf, ...)");
   const KeyReader::Map m = r.top(root);
   for (const char* key : {"k", "host_speed", "link_delay"}) m.require(key);
   uint32_t k = 0;

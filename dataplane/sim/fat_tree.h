@@ -22,6 +22,7 @@
 // ports. Addressing and shortest-path ECMP routes: topology_graph.h (an
 // edge spreads other pods' and its pod's other edges' traffic over its
 // aggregation switches, an aggregation other pods' over its cores).
+// A fat tree is one plane: `planes` (the leaf-spine form's) is refused.
 // Errors name the file, the key and the rule. Knobs: the keys above.
 // Counters: none.
 #pragma once

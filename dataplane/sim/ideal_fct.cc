@@ -106,8 +106,8 @@ HostPaths::HostPaths(const Topology& topo)
 HostPaths::~HostPaths() = default;
 
 std::vector<PathLink> HostPaths::path(uint32_t src, uint32_t dst) {
-  const FabricHost& a = impl_->topo.hosts.at(src);
-  const FabricHost& b = impl_->topo.hosts.at(dst);
+  const FabricHost& a = impl_->topo.port(src);
+  const FabricHost& b = impl_->topo.port(dst);
   std::vector<Best>& best = impl_->from.at(a.sw);
   if (best.empty()) best = search(impl_->topo, impl_->adj, a.sw);
   return path_from(impl_->topo, best, a, b);

@@ -28,7 +28,8 @@ struct PathLink {
   uint64_t delay_ns = 0;
 };
 
-// The links from host `src` to host `dst` (indices into topo.hosts): the
+// The links from host `src` to host `dst` (NIC ports, Topology::port(): a
+// host's index is its plane-0 port's, so one-plane fabrics index hosts): the
 // source's host link, the fewest switch-to-switch hops over links that are
 // up (of those, the one whose slowest link is fastest, then the least
 // delay), the destination's host link. Empty when no path is up (the ideal

@@ -26,7 +26,7 @@ std::optional<std::vector<FabricFlow>> poisson_flows(const Topology& topo, const
   for (uint32_t src = 0; src < senders; ++src) {
     const std::vector<uint32_t> dsts = poisson_destinations(topo, src, p.inter_leaf);
     const double mean_gap_ns =
-        1e9 / poisson_rate_per_s(topo.hosts[src].speed_bps, p.load, p.cdf->mean_bytes());
+        1e9 / poisson_rate_per_s(topo.host_bps(src), p.load, p.cdf->mean_bytes());
     WorkloadRandom rng(seed, src);
     double t = 0;
     while (true) {

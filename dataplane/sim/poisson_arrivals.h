@@ -2,7 +2,9 @@
 // HPCC/ConWeave traffic generator (traffic_gen/traffic_gen.py): every host is
 // an independent Poisson source with rate
 //   lambda = host_speed_bps * load / (8 * mean_bytes)   flows/s
-// so that on average it offers `load` of its link; each flow's size is drawn
+// so that on average it offers `load` of its link (of its links: with
+// planes > 1 host_speed_bps is the host's ports' together, Topology::host_bps);
+// each flow's size is drawn
 // from the CDF, its destination uniformly from the allowed hosts (other
 // leaves only, or any other host). Unlike that generator, a host's arrivals
 // are all those in [0, duration) (it drops each host's last one) and start

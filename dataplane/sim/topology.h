@@ -15,14 +15,27 @@
 //   nic: {...}            optional: the hosts' RoCE NIC knobs (nic_params.h);
 //                         every port's mtu fits the NIC's (max(1500, mtu + 64)
 //                         bytes of IP packet)
+//   planes: 1             1..8: that many copies of the leaf-spine (leaves and
+//                         spines per plane as given), meeting only in the
+//                         hosts: every host has one NIC port per plane, port p
+//                         cabled to plane p's leaf (Alibaba HPN's dual-plane)
 // Names: switches leaf0.., spine0..; hosts h0.. leaf by leaf (h0..h7 on leaf0
-// when hosts_per_leaf is 8). Generated addressing (IPv4):
-//   host i of leaf l         10.l.i.2/24, MAC 02:00:0a:LL:II:02; leaf l's port i
-//                            is 10.l.i.1/24, its gateway
-//   leaf l port (H + s)      10.(100+s).l.1/24  <->  spine s port l: 10.(100+s).l.2/24
-//   switch MACs              leaf 02:00:01:LL:00:PP, spine 02:00:02:SS:00:PP
+// when hosts_per_leaf is 8). With planes > 1 every switch name says its
+// plane: p0-leaf0.., p1-leaf0.., then p0-spine0.., p1-spine0.. (leaves of
+// every plane first, then spines); hosts keep h0.., and a host's port on
+// plane p is named h3.p where one port is meant (h3 is plane 0's: links.csv,
+// --capture). Generated addressing (IPv4), for plane p (0 with one plane):
+//   host i of leaf l         (10+p).l.i.2/24, MAC 02:0p:0a:LL:II:02; leaf l's
+//                            port i is (10+p).l.i.1/24, its gateway
+//   leaf l port (H + s)      (10+p).(100+s).l.1/24 <-> spine s port l:
+//                            (10+p).(100+s).l.2/24
+//   switch MACs              leaf 02:0p:01:LL:00:PP, spine 02:0p:02:SS:00:PP
 //   leaf routes              0.0.0.0/0 to group `uplinks` (its spine neighbours)
-//   spine routes             10.l.0.0/16 via leaf l
+//   spine routes             (10+p).l.0.0/16 via leaf l
+// so each plane has its own /8 (10/8 for plane 0, 11/8 for plane 1, ..): no
+// address, MAC or route of one plane names another. A flow (one QP) runs on
+// one plane end to end, from its sender's port p to its receiver's port p
+// (flow_plane.h says which p).
 // Overrides ("--set"): "KEY.PATH=VALUE" goes to every switch (spines, which
 // have no group, skip groups.*), "NAME:KEY.PATH=VALUE" to switch NAME only,
 // "nic.KEY.PATH=VALUE" to every host's NIC.
@@ -66,9 +79,12 @@ struct FabricSwitch {
   ConfigParams params;                 // config_yaml + overrides, validated
 };
 
+// A host's NIC port: the host's only one, or (planes > 1) its port on one
+// plane.
 struct FabricHost {
-  std::string name;  // h0, h1, ...
-  uint32_t sw = 0;   // the leaf it hangs off (index in Topology::switches)
+  std::string name;  // the host's: h0, h1, ... (the same on every plane)
+  uint32_t plane = 0;
+  uint32_t sw = 0;  // the leaf it hangs off (index in Topology::switches)
   uint16_t port = 0;
   IpAddr ip;
   MacAddr mac;
@@ -89,19 +105,43 @@ struct FabricLink {
 
 struct Topology {
   std::string source;
-  uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;  // leaves: switches with hosts
+  // leaves: switches with hosts; with planes > 1 leaves and spines count
+  // one plane's (every plane has as many).
+  uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
+  uint32_t planes = 1;
   // Of the switches with hosts, the largest (host link bandwidth / switch
   // link bandwidth); 0 where not computed (the explicit form: the workload
   // takes hosts_per_leaf × host speed / (spines × first link's speed)).
   double oversubscription = 0;
   std::vector<FabricSwitch> switches;  // leaves first, then spines
+  // One per host, what workloads name: its (plane 0) NIC port.
   std::vector<FabricHost> hosts;
+  // planes > 1: the hosts' ports on planes 1.., plane by plane (host i's
+  // port on plane p at (p - 1) * hosts.size() + i); else empty.
+  std::vector<FabricHost> plane_ports;
   std::vector<FabricLink> links;
   NicParams nic;         // every host's NIC
   std::string nic_yaml;  // the `nic` map those came from, overrides applied
 
   std::optional<uint32_t> switch_index(std::string_view name) const;
   std::optional<uint32_t> host_index(std::string_view name) const;
+
+  // Every NIC port, numbered plane by plane: host i's port on plane p is
+  // p * hosts.size() + i (so ports 0.. are `hosts`).
+  size_t port_count() const { return hosts.size() + plane_ports.size(); }
+  const FabricHost& port(size_t k) const {
+    return k < hosts.size() ? hosts[k] : plane_ports.at(k - hosts.size());
+  }
+  uint32_t port_of(uint32_t host, uint32_t plane) const {
+    return plane * static_cast<uint32_t>(hosts.size()) + host;
+  }
+  // A port's name: the host's on plane 0 ("h3"), "h3.1" on plane 1.
+  std::string port_name(size_t k) const;
+  // The port a name names: a host ("h3": its plane-0 port) or HOST.PLANE
+  // with a plane of this topology ("h3.1").
+  std::optional<uint32_t> port_index(std::string_view name) const;
+  // A host's bandwidth: the speeds of its ports summed.
+  uint64_t host_bps(uint32_t host) const;
 };
 
 // The rows of the generated form's keys and of the explicit form's

@@ -34,6 +34,10 @@ class ExplicitReader {
 
   Topology read(const YAML::Node& root, const std::vector<std::string>& overrides) {
     r_.check_utf8(root, "");
+    if (root["planes"])
+      fail("planes",
+           "a host of the explicit form has one NIC port (one plane); planes is a key of the "
+           "generated leaf-spine (leaves, spines, hosts_per_leaf, ...)");
     const KeyReader::Map top = r_.top(root);
     for (const char* k : {"switches", "links", "hosts"}) top.require(k);
     Topology t;
@@ -325,6 +329,10 @@ Topology load_explicit_topology(const YAML::Node& root, const std::string& sourc
 namespace rocelb {
 
 std::vector<std::pair<std::string, std::string>> export_explicit_topology(const Topology& t) {
+  if (t.planes > 1)
+    throw TopologyError(t.source + ": planes: " + std::to_string(t.planes) +
+                        ": a host of the explicit form has one NIC port, so a fabric of more "
+                        "than one plane has no explicit form to export");
   std::vector<std::pair<std::string, std::string>> files;
   auto at = [&](uint32_t sw, uint16_t port) {
     std::string s = t.switches[sw].name;

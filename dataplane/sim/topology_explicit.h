@@ -50,7 +50,9 @@ Topology load_explicit_topology(const YAML::Node& root, const std::string& sourc
 // Any topology (a generated one, say) in the explicit form, to edit: the
 // files `fabric.yaml` and `<switch>.yaml` (each switch's config with its
 // overrides applied; comments are not kept), as (name, text) pairs.
-// Loading fabric.yaml again gives the same switches, links and hosts.
+// Loading fabric.yaml again gives the same switches, links and hosts. A
+// fabric of more than one plane (a host with a port per plane) has no
+// explicit form: a TopologyError.
 std::vector<std::pair<std::string, std::string>> export_explicit_topology(const Topology& t);
 
 }  // namespace rocelb

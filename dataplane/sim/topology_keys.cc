@@ -63,6 +63,14 @@ constexpr KeySpec kGeneratedKeys[] = {
               .lo = 0,
               .hi = topology_detail::kMaxLinkDelayNs,
               .required = true}),
+    at_start({.path = "planes",
+              .kind = KeyKind::kUint,
+              .help = "copies of the leaf-spine that meet only in the hosts (Alibaba HPN's "
+                      "dual-plane): every host has a NIC port per plane, a flow runs on one; "
+                      "above 1, switches are named p0-leaf0.., plane p addressed in (10+p)/8",
+              .lo = 1,
+              .hi = topology_detail::kMaxPlanes,
+              .def = "1"}),
     at_start({.path = "switch_config",
               .kind = KeyKind::kString,
               .help = "the config every switch starts from (its QoS, PFC/ECN and "

@@ -22,6 +22,8 @@
 namespace rocelb::topology_detail {
 
 inline constexpr uint64_t kMaxLinkDelayNs = 1'000'000'000;
+// The most planes of a generated leaf-spine (topology.h `planes`).
+inline constexpr uint32_t kMaxPlanes = 8;
 
 // A reader of the topology file `source` by `schema`'s rows; its errors are
 // TopologyErrors.

@@ -19,7 +19,8 @@
 //                            FbHdp2015, GoogleRPC2008, embedded) or a CDF
 //                            file relative to this file (flow_size_cdf.h)
 //      load: 0.5             fraction of each host's link speed, 0 < load <= 1
-//                            (or "50%")
+//                            (or "50%"); of its links' together on a fabric
+//                            of several planes (Topology::host_bps)
 //      load_of: hosts        hosts (default), or network: the load of the
 //                            leaf-spine core as ConWeave's run.py means it,
 //                            each host offering load / oversubscription
@@ -31,7 +32,7 @@
 //      max_flows: 2000000    optional cap, 1 .. kMaxGeneratedFlows; more
 //                            flows is an error
 //    Each host is an independent Poisson source with rate
-//    host_speed * load / (8 * mean_bytes) flows/s; per flow it draws, from its
+//    host_bps * load / (8 * mean_bytes) flows/s; per flow it draws, from its
 //    own random stream (seed, host index), the gap to the next arrival, the
 //    destination (uniform over the allowed hosts), then the size.
 // 3. type: incast    many senders, one receiver, at once

@@ -34,7 +34,7 @@ std::string topology_error(const std::string& text, const std::string& dir = "."
 TEST(SimSchemaAgreement, TheGeneratedTopology) {
   EXPECT_EQ(expect_table_and_reader_agree(topology_schema(), kTiny,
                                           [](const std::string& t) { return topology_error(t); }),
-            11u);
+            13u);
 }
 
 TEST(SimSchemaAgreement, TheExplicitTopology) {
