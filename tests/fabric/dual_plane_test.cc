@@ -277,6 +277,13 @@ TEST(DualPlane, TheShippedDualPlaneFabricsLoad) {
   EXPECT_EQ(t.switches.size(), 16u);  // 2 x (4 leaves + 4 spines)
   EXPECT_EQ(t.links.size(), 32u);
   EXPECT_EQ(t.host_bps(0), 200'000'000'000u);
+  const Topology hpn = load_topology_file(std::string(ROCELB_SOURCE_DIR) +
+                                          "/configs/fabrics/dual_plane_512_200G.yaml");
+  EXPECT_EQ(hpn.planes, 2u);
+  EXPECT_EQ(hpn.hosts.size(), 512u);
+  EXPECT_EQ(hpn.switches.size(), 64u);  // 2 x (16 leaves + 16 spines)
+  EXPECT_EQ(hpn.host_bps(511), 400'000'000'000u);
+  EXPECT_EQ(hpn.switches.back().name, "p1-spine15");
 }
 
 }  // namespace
