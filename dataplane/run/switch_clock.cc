@@ -79,11 +79,18 @@ void SwitchClock::reschedule(uint64_t touched, uint64_t now_ps, int skip) {
   // ports the event did not touch, those whose PFC generator may act now.
   const bool all = cfg.qos.pfc.dynamic || dp_.pfc().suppressed_mask() != suppressed_;
   uint64_t ports = touched & port_mask_;
-  if (all) ports |= dp_.pfc().ports_to_poll(cfg.qos.pfc, port_mask_ & ~ports, true);
+  // Of those ports (all: of every port), the ones whose PFC generator may
+  // act now (one threshold for all of them): a poll of any other does
+  // nothing (PfcGenerator::ports_to_poll), unless other workers' pause
+  // frames wait in its inbox.
+  const uint64_t over = dp_.pfc().ports_to_poll(cfg.qos.pfc, all ? port_mask_ : ports, true);
+  const uint64_t pollable = dp_.num_workers() > 1 ? ~uint64_t{0} : over;
+  if (all) ports |= over;
   if (skip >= 0) ports &= ~(uint64_t{1} << skip);
   for (uint64_t todo = ports; todo != 0; todo &= todo - 1) {
     const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
-    dp_.tx_poll(id, now_ps / 1000);  // the event may have crossed XOFF or XON
+    // The event may have crossed XOFF or XON.
+    if ((pollable >> id) & 1) dp_.tx_poll(id, now_ps / 1000);
     const uint64_t next = dp_.next_tx_ps(id, now_ps);
     if (next < next_[id]) set_next(id, next);
   }
