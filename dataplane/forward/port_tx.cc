@@ -256,6 +256,8 @@ void PortTx::watchdog_poll(const SwitchConfig& cfg, uint64_t now_ns) {
     const WatchdogEvent ev =
         wd.poll(now_ns, pause.paused_until_ns(c) > now_ns, !queues[c].empty(), pause.rx_frames(c));
     const uint8_t bit = static_cast<uint8_t>(1u << c);
+    if (ev == WatchdogEvent::kStormDetected) storms_ |= bit;
+    if (ev == WatchdogEvent::kStormRestored) storms_ &= static_cast<uint8_t>(~bit);
     if (ev == WatchdogEvent::kStormDetected) {
       if (wd.action() == WatchdogAction::kDrop) {
         const uint64_t n = drain(prio, obs_, DropReason::pfc_watchdog_drop, now_ns);
@@ -302,9 +304,7 @@ uint64_t PortTx::next_tx_ps(const SwitchConfig& cfg, bool link_up, uint64_t now_
     ((paused >> c) & 1 ? waiting : sendable) = true;
   }
   // A paused lossless queue, or one in a storm: the watchdog must look on time.
-  bool storm = false;
-  for (const auto& w : watchdog) storm = storm || w.in_storm();
-  if (cfg.qos.watchdog.enabled && (waiting || storm))
+  if (cfg.qos.watchdog.enabled && (waiting || storms_ != 0))
     pfc_due = std::min(pfc_due, std::max(watchdog_next_ns * 1000, now_ps));
   if (sendable) return std::min(pfc_due, std::max(shaper.wire_free_ps(), now_ps));
   if (!waiting) return pfc_due;

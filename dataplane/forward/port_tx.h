@@ -187,6 +187,9 @@ class PortTx {
 
   uint16_t port_;
   PfcGenerator* pfc_;
+  // Classes whose watchdog is in a storm (only watchdog_poll polls them):
+  // next_tx_ps reads this, not the eight watchdogs.
+  uint8_t storms_ = 0;
   PacketObserver* obs_ = nullptr;
   rte_mempool* control_pool_ = nullptr;
 };
