@@ -48,7 +48,7 @@ constexpr uint32_t kBth = kUdp + kUdpHeaderLen;
 // The bytes a data frame of a given length may differ in that the ICRC
 // covers: IPv4 destination, UDP header (its checksum stays 0), BTH.
 constexpr uint32_t kVaryFrom = kIp + kIpv4DstOffset;
-constexpr uint32_t kVaryLen = kBth + kBthLen - kVaryFrom;
+constexpr uint32_t kMaxVaryLen = kBth + kBthLen + kAethLen - kVaryFrom;  // an ACK's
 
 // b - a in the 24-bit PSN space, as a signed distance.
 int32_t psn_diff(uint32_t b, uint32_t a) {
@@ -110,34 +110,70 @@ RoceNic::RoceNic(const NicParams& p, const NicAddress& self)
   spec_.udp_checksum = false;
   spec_.icrc = true;
   scratch_.reserve(max_frame_len_ + 64);
-  build_template();
+  build_templates();
 }
 
-void RoceNic::build_template() {
-  spec_.dscp = p_.data_dscp;
-  spec_.ecn = kEcnEct0;
-  spec_.opcode = kRoceOpRcSendMiddle;
-  spec_.payload_len = p_.mtu;
-  build_frame(spec_, tmpl_);
-  // A(x): the raw CRC register x carried over the n bytes after the BTH
-  // (payload and pad), which a δ confined to the headers leaves at zero.
-  const uint32_t n = static_cast<uint32_t>(tmpl_.size()) - kBth - kBthLen - kIcrcLen;
+void RoceNic::make_template(const FrameSpec& spec, uint32_t vary_end, FrameTemplate& t) {
+  build_frame(spec, t.bytes);
+  t.vary_end = vary_end;
+  // A(x): the raw CRC register x carried over the n bytes between vary_end
+  // and the ICRC, which a δ confined to the headers leaves at zero.
+  const uint32_t n = static_cast<uint32_t>(t.bytes.size()) - vary_end - kIcrcLen;
+  t.advance.clear();
+  if (n == 0) return;  // A is the identity
   const std::vector<uint8_t> zeros(n, 0);
   uint32_t basis[32];
   for (int j = 0; j < 32; ++j) basis[j] = crc32_update(uint32_t{1} << j, zeros.data(), n);
+  t.advance.resize(4);
   for (int k = 0; k < 4; ++k)
     for (uint32_t b = 0; b < 256; ++b) {
       uint32_t v = 0;
       for (int i = 0; i < 8; ++i)
         if ((b >> i) & 1) v ^= basis[8 * k + i];
-      icrc_advance_[k][b] = v;
+      t.advance[k][b] = v;
     }
+}
+
+void RoceNic::fix_icrc(const FrameTemplate& t, uint8_t* buf) {
+  // The ICRC is affine in its input: crc(x ^ δ) = crc(x) ^ crc0(δ), and δ is
+  // zero outside [kVaryFrom, vary_end) (masked fields are fed as 1s either
+  // way).
+  const uint8_t* tmpl = t.bytes.data();
+  const uint32_t len = static_cast<uint32_t>(t.bytes.size());
+  const uint32_t vary_len = t.vary_end - kVaryFrom;
+  uint8_t delta[kMaxVaryLen];
+  for (uint32_t i = 0; i < vary_len; ++i) delta[i] = buf[kVaryFrom + i] ^ tmpl[kVaryFrom + i];
+  uint32_t fix = crc32_update(0, delta, vary_len);
+  if (!t.advance.empty())
+    fix = t.advance[0][fix & 0xff] ^ t.advance[1][(fix >> 8) & 0xff] ^
+          t.advance[2][(fix >> 16) & 0xff] ^ t.advance[3][fix >> 24];
+  store_le32(buf + len - kIcrcLen, load_le32(tmpl + len - kIcrcLen) ^ fix);
+}
+
+void RoceNic::build_templates() {
+  // Data: every full-MTU frame differs from this one only in its headers.
+  spec_.dscp = p_.data_dscp;
+  spec_.ecn = kEcnEct0;
+  spec_.opcode = kRoceOpRcSendMiddle;
+  spec_.payload_len = p_.mtu;
+  make_template(spec_, kBth + kBthLen, data_tmpl_);
+  // ACK/NAK and CNP: not ECT, no AckReq; build_ctrl sets the rest.
+  FrameSpec c = spec_;
+  c.ecn = kEcnNotEct;
+  c.ack_req = false;
+  c.opcode = kRoceOpRcAck;
+  c.payload_len = 0;
+  c.aeth_syndrome = kAethAck;
+  make_template(c, kBth + kBthLen + kAethLen, ack_tmpl_);
+  c.opcode = kRoceOpCnp;
+  c.payload_len = kCnpPayloadLen;
+  make_template(c, kBth + kBthLen, cnp_tmpl_);
 }
 
 uint32_t RoceNic::patch_template(const SendQp& q, uint8_t opcode, bool ack_req, uint32_t psn,
                                  uint8_t* buf) const {
-  const uint32_t len = static_cast<uint32_t>(tmpl_.size());
-  std::memcpy(buf, tmpl_.data(), len);
+  const uint32_t len = static_cast<uint32_t>(data_tmpl_.bytes.size());
+  std::memcpy(buf, data_tmpl_.bytes.data(), len);
   uint8_t* ip = buf + kIp;
   ip[kIpv4TosOffset] = static_cast<uint8_t>(q.dscp << 2 | kEcnEct0);
   store_be32(ip + kIpv4DstOffset, q.dst_ip);
@@ -149,15 +185,7 @@ uint32_t RoceNic::patch_template(const SendQp& q, uint8_t opcode, bool ack_req, 
   store_be24(bth + kBthDestQpOffset, q.dst_qpn);
   bth[kBthAckReqOffset] = ack_req ? kBthAckReq : 0;
   store_be24(bth + kBthPsnOffset, psn);
-  // The ICRC is affine in its input: crc(x ^ δ) = crc(x) ^ crc0(δ), and δ is
-  // zero outside [kVaryFrom, kBth + kBthLen) (masked fields are fed as 1s
-  // either way).
-  uint8_t delta[kVaryLen];
-  for (uint32_t i = 0; i < kVaryLen; ++i) delta[i] = buf[kVaryFrom + i] ^ tmpl_[kVaryFrom + i];
-  const uint32_t r = crc32_update(0, delta, kVaryLen);
-  const uint32_t fix = icrc_advance_[0][r & 0xff] ^ icrc_advance_[1][(r >> 8) & 0xff] ^
-                       icrc_advance_[2][(r >> 16) & 0xff] ^ icrc_advance_[3][r >> 24];
-  store_le32(buf + len - kIcrcLen, load_le32(tmpl_.data() + len - kIcrcLen) ^ fix);
+  fix_icrc(data_tmpl_, buf);
   return len;
 }
 
@@ -783,30 +811,30 @@ uint64_t RoceNic::resume_ps(uint8_t prio) const {
 }
 
 uint32_t RoceNic::build_ctrl(const Ctrl& c, uint8_t* buf) {
-  store_be32(spec_.dst_ip.data(), c.dst_ip);
-  spec_.dscp = c.dscp;
-  spec_.ecn = kEcnNotEct;
-  spec_.sport = c.sport;
-  spec_.dest_qp = c.dst_qpn;
-  spec_.ack_req = false;
-  spec_.psn = c.psn;
+  const FrameTemplate& t = c.kind == CtrlKind::kCnp ? cnp_tmpl_ : ack_tmpl_;
+  const uint32_t len = static_cast<uint32_t>(t.bytes.size());
+  std::memcpy(buf, t.bytes.data(), len);
+  uint8_t* ip = buf + kIp;
+  ip[kIpv4TosOffset] = static_cast<uint8_t>(c.dscp << 2 | kEcnNotEct);
+  store_be32(ip + kIpv4DstOffset, c.dst_ip);
+  store_be16(ip + kIpv4ChecksumOffset, 0);
+  store_be16(ip + kIpv4ChecksumOffset, ipv4_header_checksum(ip, kIpv4MinHeaderLen));
+  store_be16(buf + kUdp + kUdpSrcPortOffset, c.sport);
+  uint8_t* bth = buf + kBth;
+  store_be24(bth + kBthDestQpOffset, c.dst_qpn);
+  store_be24(bth + kBthPsnOffset, c.psn);
   if (c.kind == CtrlKind::kCnp) {
-    spec_.opcode = kRoceOpCnp;
-    spec_.payload_len = kCnpPayloadLen;
     ++counters_.cnps_sent;
   } else {
-    spec_.opcode = kRoceOpRcAck;
-    spec_.payload_len = 0;
-    spec_.aeth_syndrome = c.syndrome;
-    spec_.aeth_msn = c.msn;
+    uint8_t* aeth = bth + kBthLen;
+    aeth[0] = c.syndrome;
+    store_be24(aeth + 1, c.msn);
     if (c.kind == CtrlKind::kAck)
       ++counters_.acks_sent;
     else
       ++counters_.naks_sent;
   }
-  build_frame(spec_, scratch_);
-  const uint32_t len = static_cast<uint32_t>(scratch_.size());
-  std::memcpy(buf, scratch_.data(), len);
+  fix_icrc(t, buf);
   return len;
 }
 
@@ -922,11 +950,13 @@ uint64_t RoceNic::state_bytes() const {
     return m.size() * (sizeof(Entry) + 2 * sizeof(void*)) + m.bucket_count() * sizeof(void*);
   };
   uint64_t b = sizeof(*this) + vec(sq_) + vec(sq_free_) + vec(rq_) + vec(rq_free_) +
-               vec(completed_) + vec(heap_) + vec(scratch_) + vec(tmpl_) + map(senders_) +
-               map(receivers_) + map(rx_done_) + map(flow_index_) +
+               vec(completed_) + vec(heap_) + vec(scratch_) + map(senders_) + map(receivers_) +
+               map(rx_done_) + map(flow_index_) +
                done_fifo_.capacity() * sizeof(std::pair<uint64_t, uint32_t>) +
                ready_.capacity() * sizeof(std::pair<uint32_t, uint32_t>);
   for (const auto& c : ctrl_) b += c.capacity() * sizeof(Ctrl);
+  for (const FrameTemplate* t : {&data_tmpl_, &ack_tmpl_, &cnp_tmpl_})
+    b += vec(t->bytes) + vec(t->advance);
   for (const SendQp& q : sq_) b += vec(q.retx);
   for (const RecvQp& r : rq_) b += vec(r.bitmap);
   return b;

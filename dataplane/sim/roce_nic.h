@@ -17,11 +17,11 @@
 // the host's MAC to its gateway's MAC, untagged (the switch trusts DSCP),
 // UDP source port as given, or if 0 as Linux derives it from the two QPNs
 // (roce_default_sport). Every data frame uses data_priority inside the NIC
-// whatever its DSCP. Frames of other sizes, ACK/NAK and CNP come from
-// build_frame; a full-MTU data frame is a copy of one build_frame made at
-// construction with its header fields rewritten and its ICRC updated by CRC
-// linearity (byte-identical, 7x cheaper: the ICRC dominates the builder's
-// cost). The flow finishes when its last PSN is acknowledged
+// whatever its DSCP. Data frames of other sizes come from build_frame; a
+// full-MTU data frame, an ACK/NAK and a CNP are each a copy of one frame
+// build_frame made at construction, with its header fields rewritten and
+// its ICRC updated by CRC linearity (byte-identical, 7x cheaper: the ICRC
+// dominates the builder's cost). The flow finishes when its last PSN is acknowledged
 // (where HPCC's and ConWeave's ns-3 record FCT); take_completed() hands it
 // over and the QP is freed.
 //
@@ -383,8 +383,21 @@ class RoceNic {
   // Wire.
   uint64_t wire_ps(uint32_t bytes) const;
   uint64_t tx_ps(uint32_t wire_bytes, uint64_t rate_bps) const;
+  // A frame build_frame made once; a copy gets its header fields rewritten
+  // and then its ICRC fixed (fix_icrc): ICRC' = ICRC ^ A(crc0(δ)), δ the
+  // copy XOR the template over [kVaryFrom, vary_end) (the fields the ICRC
+  // covers unmasked that may differ: IPv4 destination, UDP, BTH, AETH), A
+  // the raw CRC register carried over the bytes between vary_end and the
+  // ICRC, as four byte tables (none when there are no such bytes).
+  struct FrameTemplate {
+    std::vector<uint8_t> bytes;
+    uint32_t vary_end = 0;
+    std::vector<std::array<uint32_t, 256>> advance;
+  };
+  static void make_template(const FrameSpec& spec, uint32_t vary_end, FrameTemplate& t);
+  static void fix_icrc(const FrameTemplate& t, uint8_t* buf);
   uint32_t build_ctrl(const Ctrl& c, uint8_t* buf);
-  void build_template();
+  void build_templates();
   uint32_t patch_template(const SendQp& q, uint8_t opcode, bool ack_req, uint32_t psn,
                           uint8_t* buf) const;
   uint64_t resume_ps(uint8_t prio) const;
@@ -415,12 +428,9 @@ class RoceNic {
   Ring<std::pair<uint32_t, uint32_t>> ready_;  // (slot, gen) of sendable QPs
   FrameSpec spec_;
   std::vector<uint8_t> scratch_;
-  // A full-MTU data frame built by build_frame; others of that length are
-  // copies with their header fields rewritten and the ICRC updated by CRC
-  // linearity: ICRC' = ICRC ^ A(crc0(header XOR)), A = advance over the
-  // payload, as four byte tables.
-  std::vector<uint8_t> tmpl_;
-  std::array<std::array<uint32_t, 256>, 4> icrc_advance_{};
+  FrameTemplate data_tmpl_;  // a full-MTU data frame (SEND_MIDDLE)
+  FrameTemplate ack_tmpl_;   // an ACK (NAKs differ in the AETH syndrome)
+  FrameTemplate cnp_tmpl_;
   mutable NicCounters counters_;
 };
 
