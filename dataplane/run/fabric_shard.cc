@@ -59,23 +59,27 @@ void FabricShard::begin_window(const std::vector<std::unique_ptr<FabricShard>>& 
                                unsigned parity,
                                const std::vector<std::pair<uint64_t, uint32_t>>& phase_starts) {
   done_.clear();
-  for (const auto& from : all) {
-    if (from.get() == this) continue;
-    const Outbox& box = from->out_[parity][index_];
-    for (const WireMsg& msg : box.msgs) {
-      pool_.keep_free();
-      rte_mbuf* m = msg.has_frame
-                        ? mbuf_from_bytes(pool_.get(), box.bytes.data() + msg.off, msg.len)
-                        : nullptr;
-      q_.push_lane(msg.wire, msg.t, order_arrival(msg.wire),
-                   Event{msg.t, msg.to_host ? Ev::kToHost : Ev::kToSwitch, false, msg.to, msg.port,
-                         msg.len, m});
+  try {
+    for (const auto& from : all) {
+      if (from.get() == this) continue;
+      const Outbox& box = from->out_[parity][index_];
+      for (const WireMsg& msg : box.msgs) {
+        pool_.keep_free();
+        rte_mbuf* m = msg.has_frame
+                          ? mbuf_from_bytes(pool_.get(), box.bytes.data() + msg.off, msg.len)
+                          : nullptr;
+        q_.push_lane(msg.wire, msg.t, order_arrival(msg.wire),
+                     Event{msg.t, msg.to_host ? Ev::kToHost : Ev::kToSwitch, false, msg.to,
+                           msg.port, msg.len, m});
+      }
     }
-  }
-  for (Outbox& box : out_[parity ^ 1]) box.clear();
-  for (const auto& [t, f] : phase_starts) {
-    if (w_.hosts[w_.flow_dst[f]].shard == index_) push_flow(t, Ev::kFlowAccept, f, false);
-    if (w_.hosts[w_.flow_src[f]].shard == index_) push_flow(t, Ev::kFlowStart, f, false);
+    for (Outbox& box : out_[parity ^ 1]) box.clear();
+    for (const auto& [t, f] : phase_starts) {
+      if (w_.hosts[w_.flow_dst[f]].shard == index_) push_flow(t, Ev::kFlowAccept, f, false);
+      if (w_.hosts[w_.flow_src[f]].shard == index_) push_flow(t, Ev::kFlowStart, f, false);
+    }
+  } catch (...) {  // no memory for the queue: kept, and the run stops at the window's end
+    error_ = std::current_exception();
   }
 }
 
@@ -87,6 +91,7 @@ uint64_t FabricShard::next_ps(unsigned parity) const {
 
 void FabricShard::run_window(uint64_t end_ps, unsigned parity) {
   parity_ = parity;
+  if (error_) return;
   try {
     while (!q_.empty() && q_.top_time() < end_ps) {
       pool_.keep_free();  // what the event may allocate is there (growing_mbuf_pool.h)

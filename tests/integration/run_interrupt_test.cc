@@ -66,18 +66,26 @@ class RunInterrupt : public ::testing::Test {
 
   // A fabric run that takes seconds of wall time: 20 ms of Poisson arrivals
   // at 80 % load on the small fabric.
-  std::vector<std::string> long_fabric(const fs::path& out) {
+  // With `threads` > 1 (no timeline there: it needs one thread) the signal
+  // reaches the shards at a window's end.
+  std::vector<std::string> long_fabric(const fs::path& out, int threads = 1) {
     std::ofstream(dir_ / "w.yaml") << "type: poisson\ncdf: WebSearch\nload: 0.8\nduration: 20ms\n";
-    return {bin("dataplane/rocelb-dp"),
-            "fabric",
-            "--topology",
-            src("configs/fabrics/leaf_spine_2x2_8h.yaml"),
-            "--workload",
-            (dir_ / "w.yaml").string(),
-            "--timeline",
-            "10us",
-            "--out-dir",
-            out.string()};
+    std::vector<std::string> argv = {bin("dataplane/rocelb-dp"),
+                                     "fabric",
+                                     "--topology",
+                                     src("configs/fabrics/leaf_spine_2x2_8h.yaml"),
+                                     "--workload",
+                                     (dir_ / "w.yaml").string(),
+                                     "--out-dir",
+                                     out.string()};
+    if (threads == 1) {
+      argv.push_back("--timeline");
+      argv.push_back("10us");
+    } else {
+      argv.push_back("--threads");
+      argv.push_back(std::to_string(threads));
+    }
+    return argv;
   }
 
   fs::path dir_;
@@ -86,6 +94,15 @@ class RunInterrupt : public ::testing::Test {
 TEST_F(RunInterrupt, SigintDuringAFabricRunRemovesTheFolderItMade) {
   const fs::path out = dir_ / "new" / "out";
   const int rc = run_and_signal(long_fabric(out), SIGINT, std::chrono::milliseconds(1500));
+  EXPECT_EQ(rc, 130) << err();
+  EXPECT_NE(err().find("interrupted by SIGINT"), std::string::npos) << err();
+  EXPECT_EQ(lines(err()), 1) << err();
+  EXPECT_FALSE(fs::exists(dir_ / "new"));
+}
+
+TEST_F(RunInterrupt, SigintStopsEveryThreadOfAThreadedFabricRun) {
+  const fs::path out = dir_ / "new" / "out";
+  const int rc = run_and_signal(long_fabric(out, 2), SIGINT, std::chrono::milliseconds(1500));
   EXPECT_EQ(rc, 130) << err();
   EXPECT_NE(err().find("interrupted by SIGINT"), std::string::npos) << err();
   EXPECT_EQ(lines(err()), 1) << err();
