@@ -276,7 +276,7 @@ void RoceNic::start_flow(uint64_t flow_id, uint32_t qpn, uint32_t dst_ipv4, uint
                          uint16_t sport, uint8_t dscp, uint64_t size, uint64_t now_ps) {
   if (qpn > kPsnMask || dst_qpn > kPsnMask)
     throw std::invalid_argument("RoceNic::start_flow: QPNs are 24 bits");
-  if (senders_.count(qpn))
+  if (senders_.contains(qpn))
     throw std::invalid_argument("RoceNic::start_flow: QP " + std::to_string(qpn) +
                                 " already sends a flow");
   if (flow_index_.count(flow_id))
@@ -306,7 +306,7 @@ void RoceNic::start_flow(uint64_t flow_id, uint32_t qpn, uint32_t dst_ipv4, uint
   q.stats.flow_id = flow_id;
   q.stats.start_ps = now_ps;
   q.stats.size = size;
-  senders_[qpn] = slot;
+  senders_.set(qpn, slot);
   flow_index_[flow_id] = slot;
   ++counters_.flows_started;
   last_now_ps_ = std::max(last_now_ps_, now_ps);
@@ -441,12 +441,12 @@ void RoceNic::on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_
     ++counters_.rx_ignored;  // RNR NAK and reserved codes: not produced by this model
     return;
   }
-  const auto it = senders_.find(pp.bth_dest_qp);
-  if (it == senders_.end()) {
+  const uint32_t* found = senders_.find(pp.bth_dest_qp);
+  if (!found) {
     ++counters_.rx_unknown_qp;
     return;
   }
-  const uint32_t slot = it->second;
+  const uint32_t slot = *found;
   SendQp& q = sq_[slot];
   if (load_be32(pp.src_ip) != q.dst_ip) {
     ++counters_.rx_unknown_qp;
@@ -486,12 +486,12 @@ void RoceNic::on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_
 
 void RoceNic::on_cnp(const ParsedPacket& pp, uint64_t now_ps) {
   ++counters_.cnps_received;
-  const auto it = senders_.find(pp.bth_dest_qp);
-  if (it == senders_.end()) {
+  const uint32_t* found = senders_.find(pp.bth_dest_qp);
+  if (!found) {
     ++counters_.rx_unknown_qp;
     return;
   }
-  const uint32_t slot = it->second;
+  const uint32_t slot = *found;
   SendQp& q = sq_[slot];
   ++q.stats.cnps_received;
   if (!p_.dcqcn.enabled) return;
@@ -541,9 +541,9 @@ const NicFlowStats* RoceNic::flow(uint64_t flow_id) const {
 }
 
 uint32_t RoceNic::current_rate_mbps(uint32_t qpn) const {
-  const auto it = senders_.find(qpn);
-  if (it == senders_.end()) return 0;
-  return static_cast<uint32_t>(qp_rate_bps(sq_[it->second]) / kMbps);
+  const uint32_t* slot = senders_.find(qpn);
+  if (!slot) return 0;
+  return static_cast<uint32_t>(qp_rate_bps(sq_[*slot]) / kMbps);
 }
 
 // ---------------------------------------------------------------- receiver
@@ -552,7 +552,7 @@ void RoceNic::accept_flow(uint32_t qpn, uint32_t src_ipv4, uint32_t src_qpn, uin
                           uint8_t dscp, uint64_t size) {
   if (qpn > kPsnMask || src_qpn > kPsnMask)
     throw std::invalid_argument("RoceNic::accept_flow: QPNs are 24 bits");
-  if (receivers_.count(qpn))
+  if (receivers_.contains(qpn))
     throw std::invalid_argument("RoceNic::accept_flow: QP " + std::to_string(qpn) +
                                 " already receives a flow");
   if (size > kMaxMessage)
@@ -574,7 +574,7 @@ void RoceNic::accept_flow(uint32_t qpn, uint32_t src_ipv4, uint32_t src_qpn, uin
   r.ack_dscp = p_.ack_dscp.value_or(dscp <= 63 ? dscp : p_.data_dscp);
   r.npkts = size == 0 ? 1 : (size + p_.mtu - 1) / p_.mtu;
   r.ipsn = roce_initial_psn(src_qpn, qpn);
-  receivers_[qpn] = slot;
+  receivers_.set(qpn, slot);
 }
 
 bool RoceNic::sr_held(const RecvQp& r, uint64_t idx) const {
@@ -641,8 +641,8 @@ void RoceNic::queue_cnp(uint32_t dst_ip, uint32_t dst_qpn, uint16_t sport) {
 
 void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
   const uint32_t src_ip = load_be32(pp.src_ip);
-  const auto it = receivers_.find(pp.bth_dest_qp);
-  if (it == receivers_.end()) {
+  const uint32_t* found = receivers_.find(pp.bth_dest_qp);
+  if (!found) {
     const auto d = rx_done_.find(pp.bth_dest_qp);
     if (d == rx_done_.end() || d->second.src_ip != src_ip) {
       ++counters_.rx_unknown_qp;
@@ -668,7 +668,7 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
     done_fifo_.push_back({done.expiry_ps, pp.bth_dest_qp});
     return;
   }
-  const uint32_t slot = it->second;
+  const uint32_t slot = *found;
   RecvQp& r = rq_[slot];
   if (src_ip != r.src_ip) {
     ++counters_.rx_unknown_qp;
@@ -950,8 +950,8 @@ uint64_t RoceNic::state_bytes() const {
     return m.size() * (sizeof(Entry) + 2 * sizeof(void*)) + m.bucket_count() * sizeof(void*);
   };
   uint64_t b = sizeof(*this) + vec(sq_) + vec(sq_free_) + vec(rq_) + vec(rq_free_) +
-               vec(completed_) + vec(heap_) + vec(scratch_) + map(senders_) + map(receivers_) +
-               map(rx_done_) + map(flow_index_) +
+               vec(completed_) + vec(heap_) + vec(scratch_) + senders_.bytes() +
+               receivers_.bytes() + map(rx_done_) + map(flow_index_) +
                done_fifo_.capacity() * sizeof(std::pair<uint64_t, uint32_t>) +
                ready_.capacity() * sizeof(std::pair<uint32_t, uint32_t>);
   for (const auto& c : ctrl_) b += c.capacity() * sizeof(Ctrl);

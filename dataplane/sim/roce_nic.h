@@ -74,7 +74,7 @@
 // Knobs: NicParams (nic_params.h). Counters: NicCounters (kNicCounters names
 // each with its help) and per flow NicFlowStats.
 //
-// Cost: hash maps keyed by QPN, a timer heap with one live entry per QP
+// Cost: flat hash maps keyed by QPN (qp_map.h), a timer heap with one live entry per QP
 // timer, fixed-size rings; no allocation per packet after warm-up (per flow:
 // the QP slot, its map entries, a bitmap under selective_repeat). Not
 // thread-safe: one thread drives a NIC.
@@ -90,6 +90,7 @@
 
 #include "dataplane/sim/dcqcn.h"
 #include "dataplane/sim/nic_params.h"
+#include "dataplane/sim/qp_map.h"
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parsed_packet.h"
@@ -417,8 +418,8 @@ class RoceNic {
   std::vector<uint32_t> sq_free_;
   std::vector<RecvQp> rq_;
   std::vector<uint32_t> rq_free_;
-  std::unordered_map<uint32_t, uint32_t> senders_;    // QPN -> sq_ slot
-  std::unordered_map<uint32_t, uint32_t> receivers_;  // QPN -> rq_ slot
+  QpMap senders_;                                     // QPN -> sq_ slot
+  QpMap receivers_;                                   // QPN -> rq_ slot
   std::unordered_map<uint32_t, RxDone> rx_done_;      // QPN -> finished receive
   Ring<std::pair<uint64_t, uint32_t>> done_fifo_;     // (expiry, QPN)
   std::unordered_map<uint64_t, int64_t> flow_index_;  // >= 0: sq_ slot; < 0: -1 - completed_ index
