@@ -124,12 +124,12 @@ void RoceNic::make_template(const FrameSpec& spec, uint32_t vary_end, FrameTempl
   const std::vector<uint8_t> zeros(n, 0);
   uint32_t basis[32];
   for (int j = 0; j < 32; ++j) basis[j] = crc32_update(uint32_t{1} << j, zeros.data(), n);
-  t.advance.resize(4);
-  for (int k = 0; k < 4; ++k)
-    for (uint32_t b = 0; b < 256; ++b) {
+  t.advance.resize(8);
+  for (int k = 0; k < 8; ++k)
+    for (uint32_t b = 0; b < 16; ++b) {
       uint32_t v = 0;
-      for (int i = 0; i < 8; ++i)
-        if ((b >> i) & 1) v ^= basis[8 * k + i];
+      for (int i = 0; i < 4; ++i)
+        if ((b >> i) & 1) v ^= basis[4 * k + i];
       t.advance[k][b] = v;
     }
 }
@@ -144,9 +144,11 @@ void RoceNic::fix_icrc(const FrameTemplate& t, uint8_t* buf) {
   uint8_t delta[kMaxVaryLen];
   for (uint32_t i = 0; i < vary_len; ++i) delta[i] = buf[kVaryFrom + i] ^ tmpl[kVaryFrom + i];
   uint32_t fix = crc32_update(0, delta, vary_len);
-  if (!t.advance.empty())
-    fix = t.advance[0][fix & 0xff] ^ t.advance[1][(fix >> 8) & 0xff] ^
-          t.advance[2][(fix >> 16) & 0xff] ^ t.advance[3][fix >> 24];
+  if (!t.advance.empty()) {
+    uint32_t a = 0;
+    for (int k = 0; k < 8; ++k) a ^= t.advance[k][(fix >> (4 * k)) & 0xf];
+    fix = a;
+  }
   store_le32(buf + len - kIcrcLen, load_le32(tmpl + len - kIcrcLen) ^ fix);
 }
 
