@@ -7,7 +7,7 @@
 
 namespace rocelb {
 
-SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp) {
+SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp), ws_(dp.worker(0)) {
   next_.fill(kNever);
   for (uint16_t id : dp_.config().port_ids) port_mask_ |= uint64_t{1} << id;
 }
@@ -48,7 +48,8 @@ int SwitchClock::earliest(uint64_t* at_ps) const {
 void SwitchClock::begin_event(uint64_t now_ps) {
   // One thread: the epoch never changes under virtual time, but a new one
   // (replay's config changes) may reconfigure the load meters.
-  const Epoch* epoch = &dp_.adopt(0);
+  const Epoch* epoch = &dp_.epoch();
+  if (ws_.epoch != epoch) dp_.adopt(0);  // the worker takes it, as adopt() at a loop's top
   if (epoch != epoch_) {
     epoch_ = epoch;
     next_sample_ns_ = 0;
@@ -98,7 +99,7 @@ void SwitchClock::reschedule(uint64_t touched, uint64_t now_ps, int skip) {
 
 void SwitchClock::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_ps) {
   if (!m) {
-    PortCounters& pc = dp_.worker(0).port[port];
+    PortCounters& pc = ws_.port[port];
     ++pc[PortCounter::rx_packets];
     pc[PortCounter::rx_bytes] += len;
     pc.drop(DropReason::no_buffer);
@@ -107,7 +108,7 @@ void SwitchClock::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_
   }
   // The ingress port (its held bytes, a received pause) and where the frame
   // was queued.
-  const uint64_t touched = std::exchange(dp_.worker(0).enqueued_ports, 0) | uint64_t{1} << port;
+  const uint64_t touched = std::exchange(ws_.enqueued_ports, 0) | uint64_t{1} << port;
   reschedule(touched, now_ps, -1);
 }
 
@@ -119,7 +120,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
     // It holds the wire as if sent (the port's pace and load are the same),
     // but nothing takes it: a drop, not a transmission.
     t.load.on_tx(m->pkt_len + kWireOverheadBytes);
-    dp_.worker(0).port[port].drop(DropReason::no_link);
+    ws_.port[port].drop(DropReason::no_link);
     if (PacketObserver* obs = dp_.observer())
       obs->on_drop(m, port, kClassUnknown, DropReason::no_link, start / 1000);
     rte_pktmbuf_free(m);

@@ -84,6 +84,7 @@ class SwitchClock {
   void sample_loads(uint64_t now_ns);
 
   Dataplane& dp_;
+  WorkerState& ws_;  // worker 0's, the one that runs the switch
   std::array<uint64_t, kMaxPorts> next_{};
   uint64_t changed_ = 0;
   uint64_t unlinked_ = 0;   // ports with nothing connected
