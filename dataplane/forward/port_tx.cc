@@ -293,7 +293,8 @@ uint64_t PortTx::next_tx_ps(const SwitchConfig& cfg, bool link_up, uint64_t now_
   uint64_t pfc_due = UINT64_MAX;
   if (pfc_pending) {
     pfc_due = std::max(shaper.wire_free_ps(), now_ps);
-  } else {
+  } else if (port_ < pfc_->num_ports() && pfc_->asserted_mask(port_) != 0) {
+    // Nothing asserted: no refresh or XON can be due (next_poll_ns).
     const uint64_t ns = pfc_->next_poll_ns(cfg.qos.pfc, port_, now_ps / 1000);
     if (ns != UINT64_MAX) pfc_due = std::max(ns * 1000, now_ps);
   }
