@@ -223,18 +223,44 @@ class EventQueue {
     heap_[i] = k;
   }
 
+  // A key as one number: (time, word) in the order of before().
+  static unsigned __int128 wide(const Key& k) {
+    return static_cast<unsigned __int128>(k.t) << 64 | k.word;
+  }
+
   // Puts `k` where the root was, moving the smallest child up each level.
+  // Four children: the least of two pairs, then of the two, without
+  // branches (which way a comparison goes is a coin toss here).
   void sift_down(const Key k) {
     const size_t n = heap_.size();
+    const unsigned __int128 kw = wide(k);
     size_t i = 0;
     for (;;) {
       const size_t first = 4 * i + 1;
       if (first >= n) break;
-      size_t best = first;
-      const size_t end = std::min(first + 4, n);
-      for (size_t c = first + 1; c < end; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
-      if (!before(heap_[best], k)) break;
+      size_t best;
+      unsigned __int128 bw;
+      if (first + 4 <= n) {
+        const Key* c = &heap_[first];
+        const unsigned __int128 a = wide(c[0]), b = wide(c[1]), d = wide(c[2]), e = wide(c[3]);
+        const bool ab = b < a, de = e < d;
+        const size_t i01 = first + ab, i23 = first + 2 + de;
+        const unsigned __int128 m01 = ab ? b : a, m23 = de ? e : d;
+        const bool right = m23 < m01;
+        best = right ? i23 : i01;
+        bw = right ? m23 : m01;
+      } else {
+        best = first;
+        bw = wide(heap_[first]);
+        for (size_t c = first + 1; c < n; ++c) {
+          const unsigned __int128 cw = wide(heap_[c]);
+          if (cw < bw) {
+            best = c;
+            bw = cw;
+          }
+        }
+      }
+      if (!(bw < kw)) break;
       heap_[i] = heap_[best];
       i = best;
     }
