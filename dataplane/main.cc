@@ -341,7 +341,12 @@ int cmd_fabric(const FabricArgs& a) {
     for (const std::string& c : a.captures) capture_target(topo, c);  // before anything starts
     // Every switch's tables and rings and the packet pool, before EAL: a
     // fabric too big for the memory allowed is refused now, not mid-start.
-    const FabricMemory mem = estimate_fabric_memory(topo, &wl);
+    FabricMemory mem = estimate_fabric_memory(topo, &wl);
+    // With --threads each thread has a pool of its own (fabric_shard.h).
+    const uint64_t shards =
+        std::min<uint64_t>(a.threads, std::max<size_t>(topo.switches.size(), 1));
+    mem.total += mem.packet_pool * (shards - 1);
+    mem.packet_pool *= shards;
     if (mem.total > max_memory) {
       std::cerr << "rocelb-dp: " << a.topology
                 << ": the fabric's switches and packet pool need about " << mem.describe()
@@ -611,9 +616,10 @@ int main(int argc, char** argv) {
                      "SWITCH:PORT, HOST or HOST.PLANE (a host's port on that plane): write what it "
                      "sends to capture-*.pcap (repeatable)");
   fabric->add_option("--link-window", fa.window, "links.csv window (100us)");
-  fabric->add_option("--threads", fa.threads,
-                     "N: split the fabric over N threads (at most one per switch); the outputs "
-                     "are the same bytes for any N (1)")
+  fabric
+      ->add_option("--threads", fa.threads,
+                   "N: split the fabric over N threads (at most one per switch); the outputs "
+                   "are the same bytes for any N (1)")
       ->transform(uint_range(1, 1024));
   fabric->add_option("--max-memory", fa.max_memory,
                      "SIZE: refuse a fabric whose switches and packet pool need more memory "

@@ -639,7 +639,7 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
   facts.events = res.events;
   facts.peak_rss_kb = peak_rss_kb();
   facts.frames_on_wires_at_end = on_wires;
-  const FabricMemory mem = estimate_fabric_memory(w.topo);  // as the switches allocated
+  const FabricMemory mem = estimate_fabric_memory(w.topo, &w.workload);  // as the refusal
   for (size_t s = 0; s < w.sw.size(); ++s)
     facts.memory.switch_bytes.push_back({w.sw[s].name, mem.per_switch[s]});
   facts.memory.pool_mbufs = pool_owner->populated();

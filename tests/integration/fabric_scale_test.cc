@@ -47,9 +47,10 @@ class FabricScale : public ::testing::Test {
                        dir_);
   }
   // The estimate in bytes, from the refusal's "need about 130 MB (".
-  double estimate(const std::string& fabric_file, const std::string& flows) {
-    const auto r =
-        fabric("--max-memory 1MB --out-dir " + (dir_ / "refused").string(), fabric_file, flows);
+  double estimate(const std::string& fabric_file, const std::string& flows,
+                  const std::string& more = "") {
+    const auto r = fabric("--max-memory 1MB --out-dir " + (dir_ / "refused").string() + more,
+                          fabric_file, flows);
     const size_t at = r.err.find("need about ");
     if (r.exit_code != 2 || at == std::string::npos) return -1;
     char* end = nullptr;
@@ -99,6 +100,19 @@ TEST_F(FabricScale, TheRefusalCountsTheRingsOfTheClassesTheWorkloadsDscpsUse) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("(1152 of 3072 rings can carry traffic)"), std::string::npos) << r.err;
   EXPECT_GT(estimate("fabric.yaml", "dscp10.yaml"), estimate("fabric.yaml", "flows.yaml"));
+}
+
+// With --threads N each thread has a packet pool of its own: the estimate
+// counts N pools (at most one thread per switch: 20 here).
+TEST_F(FabricScale, TheEstimateCountsAPoolPerThread) {
+  const double one = estimate("fabric.yaml", "flows.yaml");
+  const double two = estimate("fabric.yaml", "flows.yaml", " --threads 2");
+  const double many = estimate("fabric.yaml", "flows.yaml", " --threads 40");
+  const double twenty = estimate("fabric.yaml", "flows.yaml", " --threads 20");
+  ASSERT_GT(one, 0);
+  EXPECT_GT(two, one);
+  EXPECT_NEAR(twenty - one, 19 * (two - one), 0.02 * twenty);
+  EXPECT_EQ(many, twenty);
 }
 
 // The estimate against a run's peak RSS (summary.json): one leaf of 63
