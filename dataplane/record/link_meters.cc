@@ -42,21 +42,24 @@ void LinkMeters::add(uint32_t i, uint64_t start_ps, uint64_t wire_bytes) {
   add_window(i, w, wire_bytes);
 }
 
-void LinkMeters::add_window(uint32_t i, uint64_t w, uint64_t wire_bytes) {
-  auto& b = links_[i].bytes;
+void add_to_window(std::vector<std::pair<uint64_t, uint64_t>>& b, uint64_t w, uint64_t bytes) {
   if (b.empty() || b.back().first < w) {
-    b.emplace_back(w, wire_bytes);
+    b.emplace_back(w, bytes);
     return;
   }
   if (b.back().first == w) {
-    b.back().second += wire_bytes;
+    b.back().second += bytes;
     return;
   }
   const auto it = std::lower_bound(b.begin(), b.end(), std::make_pair(w, uint64_t{0}));
   if (it != b.end() && it->first == w)
-    it->second += wire_bytes;
+    it->second += bytes;
   else
-    b.insert(it, {w, wire_bytes});
+    b.insert(it, {w, bytes});
+}
+
+void LinkMeters::add_window(uint32_t i, uint64_t w, uint64_t wire_bytes) {
+  add_to_window(links_[i].bytes, w, wire_bytes);
 }
 
 bool LinkMeters::write(std::FILE* f, uint64_t end_ns) {

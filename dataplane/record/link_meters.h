@@ -29,6 +29,9 @@
 
 namespace rocelb {
 
+// Adds `bytes` to window w of a link's (window, bytes) list, kept by window.
+void add_to_window(std::vector<std::pair<uint64_t, uint64_t>>& list, uint64_t w, uint64_t bytes);
+
 class LinkMeters {
  public:
   // A link direction; returns its index.

@@ -19,20 +19,7 @@ void LinkTally::add(uint32_t i, uint64_t now_ps, uint64_t start_ps, uint64_t wir
                                      [](const FirstUse& f, uint64_t x) { return f.window < x; });
     if (it == first_.end() || it->window != w) first_.insert(it, FirstUse{w, now_ps, start_ps});
   }
-  auto& b = bytes_[i];
-  if (b.empty() || b.back().first < w) {
-    b.emplace_back(w, wire_bytes);
-    return;
-  }
-  if (b.back().first == w) {
-    b.back().second += wire_bytes;
-    return;
-  }
-  const auto it = std::lower_bound(b.begin(), b.end(), std::make_pair(w, uint64_t{0}));
-  if (it != b.end() && it->first == w)
-    it->second += wire_bytes;
-  else
-    b.insert(it, {w, wire_bytes});
+  add_to_window(bytes_[i], w, wire_bytes);
 }
 
 void merge_link_tallies(const std::vector<const LinkTally*>& tallies, LinkMeters& into) {

@@ -20,6 +20,7 @@
 #include "dataplane/run/fabric_run.h"
 #include "dataplane/sim/flow_plane.h"
 #include "dataplane/wire/pcap_file.h"
+#include "fabric_outputs.h"
 #include "test_support.h"
 
 namespace rocelb {
@@ -32,12 +33,7 @@ constexpr const char* kDual =
     "leaves: 2\nspines: 2\nhosts_per_leaf: 4\nhost_speed: 100G\nuplink_speed: 100G\n"
     "link_delay: 1us\nplanes: 2\n";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
   std::vector<std::vector<std::string>> rows;
@@ -100,26 +96,7 @@ class FabricDualPlane : public ::testing::Test {
     return opt.out_dir;
   }
 
-  // Every file of a and b the same bytes; summary.json without its cost.
-  static void expect_same(const fs::path& a, const fs::path& b) {
-    size_t files = 0;
-    for (const auto& e : fs::directory_iterator(a)) {
-      const std::string name = e.path().filename().string();
-      ++files;
-      if (name == "summary.json") {
-        Json sa = Json::parse(slurp(a / name)), sb = Json::parse(slurp(b / name));
-        sa.erase("cost");
-        sb.erase("cost");
-        EXPECT_EQ(sa, sb) << b;
-      } else {
-        EXPECT_TRUE(slurp(a / name) == slurp(b / name)) << name << " differs in " << b;
-      }
-    }
-    size_t b_files = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(b)) ++b_files;
-    EXPECT_EQ(files, b_files);
-    EXPECT_GE(files, 8u);
-  }
+  static void expect_same(const fs::path& a, const fs::path& b) { test::expect_same_outputs(a, b); }
 
   fs::path base_;
   int runs_ = 0;

@@ -17,6 +17,7 @@
 
 #include "dataplane/run/fabric_partition.h"
 #include "dataplane/run/fabric_run.h"
+#include "fabric_outputs.h"
 #include "test_support.h"
 
 namespace rocelb {
@@ -25,12 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 std::string topo_path(const std::string& name) {
   return std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/" + name;
@@ -69,23 +65,7 @@ class FabricThreads : public ::testing::Test {
     return opt.out_dir;
   }
 
-  // Every file of a and b the same bytes; summary.json without its cost.
-  static void expect_same(const fs::path& a, const fs::path& b) {
-    size_t files = 0;
-    for (const auto& e : fs::directory_iterator(a)) {
-      const std::string name = e.path().filename().string();
-      ++files;
-      if (name == "summary.json") {
-        Json sa = Json::parse(slurp(a / name)), sb = Json::parse(slurp(b / name));
-        sa.erase("cost");
-        sb.erase("cost");
-        EXPECT_EQ(sa, sb) << b;
-      } else {
-        EXPECT_TRUE(slurp(a / name) == slurp(b / name)) << name << " differs in " << b;
-      }
-    }
-    EXPECT_GE(files, 8u);
-  }
+  static void expect_same(const fs::path& a, const fs::path& b) { test::expect_same_outputs(a, b); }
 
   fs::path base_;
   int runs_ = 0;
