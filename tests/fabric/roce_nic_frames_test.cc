@@ -19,6 +19,7 @@
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/roce.h"
+#include "frame_spec_of.h"
 
 namespace rocelb {
 namespace {
@@ -44,18 +45,7 @@ ParsedPacket parse(const std::vector<uint8_t>& f) {
 // What build_frame makes for the fields of the RoCEv2 frame `f`.
 std::vector<uint8_t> rebuilt(const std::vector<uint8_t>& f) {
   const ParsedPacket pp = parse(f);
-  FrameSpec spec;
-  std::copy(pp.dst_mac, pp.dst_mac + 6, spec.dst_mac.begin());
-  std::copy(pp.src_mac, pp.src_mac + 6, spec.src_mac.begin());
-  std::copy(pp.src_ip, pp.src_ip + 4, spec.src_ip.begin());
-  std::copy(pp.dst_ip, pp.dst_ip + 4, spec.dst_ip.begin());
-  spec.dscp = pp.dscp;
-  spec.ecn = pp.ecn;
-  spec.sport = pp.sport;
-  spec.opcode = pp.bth_opcode;
-  spec.dest_qp = pp.bth_dest_qp;
-  spec.ack_req = pp.bth_ack_req;
-  spec.psn = pp.bth_psn;
+  FrameSpec spec = test::frame_spec_of(pp);
   const uint32_t ext = roce_ext_headers_len(pp.bth_opcode);
   if (pp.bth_opcode == kRoceOpRcAck) {
     spec.aeth_syndrome = f[pp.bth_offset + kBthLen];

@@ -25,6 +25,7 @@
 #include "dataplane/wire/packet_builder.h"
 #include "dataplane/wire/parser.h"
 #include "dataplane/wire/roce.h"
+#include "frame_spec_of.h"
 #include "pfc/pfc_frame.h"
 
 namespace rocelb {
@@ -210,18 +211,7 @@ bool icrc_ok(const std::vector<uint8_t>& f) {
 
 // The frame build_frame makes for the data packet `pp` describes.
 std::vector<uint8_t> rebuilt(const ParsedPacket& pp) {
-  FrameSpec spec;
-  std::copy(pp.dst_mac, pp.dst_mac + 6, spec.dst_mac.begin());
-  std::copy(pp.src_mac, pp.src_mac + 6, spec.src_mac.begin());
-  std::copy(pp.src_ip, pp.src_ip + 4, spec.src_ip.begin());
-  std::copy(pp.dst_ip, pp.dst_ip + 4, spec.dst_ip.begin());
-  spec.dscp = pp.dscp;
-  spec.ecn = pp.ecn;
-  spec.sport = pp.sport;
-  spec.opcode = pp.bth_opcode;
-  spec.dest_qp = pp.bth_dest_qp;
-  spec.ack_req = pp.bth_ack_req;
-  spec.psn = pp.bth_psn;
+  FrameSpec spec = test::frame_spec_of(pp);
   spec.payload_len = pp.ip_end - pp.bth_offset - kBthLen - pp.bth_pad - kIcrcLen;
   return build_frame(spec);
 }
