@@ -172,16 +172,20 @@ void RoceNic::build_templates() {
   make_template(c, kBth + kBthLen, cnp_tmpl_);
 }
 
+void RoceNic::patch_ip_udp(uint8_t* buf, uint8_t tos, uint32_t dst_ip, uint16_t sport) {
+  uint8_t* ip = buf + kIp;
+  ip[kIpv4TosOffset] = tos;
+  store_be32(ip + kIpv4DstOffset, dst_ip);
+  store_be16(ip + kIpv4ChecksumOffset, 0);
+  store_be16(ip + kIpv4ChecksumOffset, ipv4_header_checksum(ip, kIpv4MinHeaderLen));
+  store_be16(buf + kUdp + kUdpSrcPortOffset, sport);
+}
+
 uint32_t RoceNic::patch_template(const SendQp& q, uint8_t opcode, bool ack_req, uint32_t psn,
                                  uint8_t* buf) const {
   const uint32_t len = static_cast<uint32_t>(data_tmpl_.bytes.size());
   std::memcpy(buf, data_tmpl_.bytes.data(), len);
-  uint8_t* ip = buf + kIp;
-  ip[kIpv4TosOffset] = static_cast<uint8_t>(q.dscp << 2 | kEcnEct0);
-  store_be32(ip + kIpv4DstOffset, q.dst_ip);
-  store_be16(ip + kIpv4ChecksumOffset, 0);
-  store_be16(ip + kIpv4ChecksumOffset, ipv4_header_checksum(ip, kIpv4MinHeaderLen));
-  store_be16(buf + kUdp + kUdpSrcPortOffset, q.sport);
+  patch_ip_udp(buf, static_cast<uint8_t>(q.dscp << 2 | kEcnEct0), q.dst_ip, q.sport);
   uint8_t* bth = buf + kBth;
   bth[kBthOpcodeOffset] = opcode;
   store_be24(bth + kBthDestQpOffset, q.dst_qpn);
@@ -816,12 +820,7 @@ uint32_t RoceNic::build_ctrl(const Ctrl& c, uint8_t* buf) {
   const FrameTemplate& t = c.kind == CtrlKind::kCnp ? cnp_tmpl_ : ack_tmpl_;
   const uint32_t len = static_cast<uint32_t>(t.bytes.size());
   std::memcpy(buf, t.bytes.data(), len);
-  uint8_t* ip = buf + kIp;
-  ip[kIpv4TosOffset] = static_cast<uint8_t>(c.dscp << 2 | kEcnNotEct);
-  store_be32(ip + kIpv4DstOffset, c.dst_ip);
-  store_be16(ip + kIpv4ChecksumOffset, 0);
-  store_be16(ip + kIpv4ChecksumOffset, ipv4_header_checksum(ip, kIpv4MinHeaderLen));
-  store_be16(buf + kUdp + kUdpSrcPortOffset, c.sport);
+  patch_ip_udp(buf, static_cast<uint8_t>(c.dscp << 2 | kEcnNotEct), c.dst_ip, c.sport);
   uint8_t* bth = buf + kBth;
   store_be24(bth + kBthDestQpOffset, c.dst_qpn);
   store_be24(bth + kBthPsnOffset, c.psn);

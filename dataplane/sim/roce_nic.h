@@ -399,6 +399,9 @@ class RoceNic {
   };
   static void make_template(const FrameSpec& spec, uint32_t vary_end, FrameTemplate& t);
   static void fix_icrc(const FrameTemplate& t, uint8_t* buf);
+  // A template's copy in buf given its IPv4 TOS, destination and checksum
+  // and its UDP source port (what differs per QP in every frame kind).
+  static void patch_ip_udp(uint8_t* buf, uint8_t tos, uint32_t dst_ip, uint16_t sport);
   uint32_t build_ctrl(const Ctrl& c, uint8_t* buf);
   void build_templates();
   uint32_t patch_template(const SendQp& q, uint8_t opcode, bool ack_req, uint32_t psn,
