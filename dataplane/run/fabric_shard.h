@@ -108,6 +108,7 @@ class FabricShard {
   void push_flow(uint64_t t, Ev kind, uint32_t flow, bool timetable);
   void push_next_start();
   void push_next_accept();
+  static void prefetch_frame(const Event& next);
   void meter(uint32_t wire, uint64_t now_ps, uint64_t start_ps, uint64_t bytes);
   void send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_t len, uint64_t start_ps,
                   const uint8_t* bytes);
