@@ -9,8 +9,10 @@
 
 namespace rocelb {
 
-// Port ids are 0..kMaxPorts-1.
-inline constexpr int kMaxPorts = 64;
+// Port ids are 0..kMaxPorts-1 (a radix-256 switch: 51.2 Tb/s as 256 ports
+// of 200G). What a switch holds per port is sized by its highest port id,
+// not by this bound (Dataplane::port_slots).
+inline constexpr int kMaxPorts = 256;
 // Traffic classes per port. rocelb maps classes and PFC priorities one to
 // one, so this is also the number of 802.1Qbb priorities.
 inline constexpr int kNumTrafficClasses = 8;

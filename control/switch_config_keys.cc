@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/constants.h"
+
 namespace rocelb {
 namespace {
 
@@ -16,7 +18,7 @@ constexpr uint64_t kUs = 1'000;
 constexpr uint64_t kMs = 1'000'000;
 constexpr uint64_t kSec = 1'000'000'000;
 constexpr uint64_t kGB = 1'000'000'000;
-constexpr int64_t kLastPort = 63;  // common/constants.h kMaxPorts - 1
+constexpr int64_t kLastPort = kMaxPorts - 1;
 constexpr int64_t kLastClass = 7;  // kNumTrafficClasses - 1, kPfcPriorities - 1
 
 // Every key, in the order of configs/default.yaml. Ranges are the rules of
@@ -59,7 +61,7 @@ constexpr KeySpec kRows[] = {
      "config is refused, naming the key that asks the most",
      1'000'000, 1'000'000 * kGB, "", "4GB"},
 
-    {"ports", K::kList, "the switch's ports; adding or removing one needs a restart", 1, 64,
+    {"ports", K::kList, "the switch's ports; adding or removing one needs a restart", 1, kMaxPorts,
      "ports", "", "", kRestart, kRequired},
     {"ports[]", K::kMap, "one port"},
     {"ports[].id", K::kUint, "the port's number, none twice", 0, kLastPort, "", "", "", kRestart,

@@ -12,14 +12,18 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 }  // namespace
 
 PfcGenerator::PfcGenerator(uint16_t num_ports)
-    : num_ports_(num_ports), ports_(std::make_unique<Port[]>(num_ports)) {}
+    : num_ports_(num_ports),
+      ports_(std::make_unique<Port[]>(num_ports)),
+      all_(PortSet::first(num_ports)) {}
 
 uint8_t PfcGenerator::suppressed_mask() const {
-  static_assert(kMaxPorts < 256, "storm counts are one byte per priority");
-  const uint64_t s = storms_.load(kRelaxed);
+  static_assert(kMaxPorts < 65536, "storm counts are 16 bits per priority");
+  static_assert(kPfcPriorities == 8, "two words of four counts");
+  const uint64_t s[2] = {storms_[0].load(kRelaxed), storms_[1].load(kRelaxed)};
+  if ((s[0] | s[1]) == 0) return 0;
   uint8_t m = 0;
   for (int p = 0; p < kPfcPriorities; ++p)
-    if ((s >> (8 * p)) & 0xff) m |= static_cast<uint8_t>(1u << p);
+    if ((s[p >> 2] >> (16 * (p & 3))) & 0xffff) m |= static_cast<uint8_t>(1u << p);
   return m;
 }
 
@@ -132,11 +136,11 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
   }
   st.asserted.store(asserted, kRelaxed);
   if ((was_asserted == 0) != (asserted == 0)) {
-    const uint64_t bit = uint64_t{1} << (port % 64);
+    asserting_ports_.set(port, asserted != 0);
     if (asserted)
-      asserting_ports_.fetch_or(bit, kRelaxed);
+      asserting_count_.fetch_add(1, kRelaxed);
     else
-      asserting_ports_.fetch_and(~bit, kRelaxed);
+      asserting_count_.fetch_sub(1, kRelaxed);
   }
   if (!enable) return false;
   for (int p = 0; p < kPfcPriorities; ++p) {
@@ -167,9 +171,17 @@ uint64_t PfcGenerator::next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_
   return next;
 }
 
-uint64_t PfcGenerator::ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool over_xoff) const {
-  if (num_ports_ < 64) ports &= (uint64_t{1} << num_ports_) - 1;
-  uint64_t out = ports & asserting_ports_.load(kRelaxed);
+bool PfcGenerator::may_poll(const PfcConfig& cfg, bool over_xoff) const {
+  if (asserting_count_.load(kRelaxed) != 0) return true;
+  if (!over_xoff || cfg.enable_mask == 0) return false;
+  const uint64_t total = total_held_bytes(cfg);
+  return total > xoff_for(cfg, total);
+}
+
+PortSet PfcGenerator::ports_to_poll(const PfcConfig& cfg, const PortSet& ports,
+                                    bool over_xoff) const {
+  PortSet out;
+  if (asserting_count_.load(kRelaxed) != 0) out = ports & all_ & asserting_ports_.load();
   const uint8_t lossless = cfg.enable_mask;
   if (!over_xoff || lossless == 0) return out;
   // No port holds more than the lossless total: under the threshold, none
@@ -177,15 +189,14 @@ uint64_t PfcGenerator::ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool 
   const uint64_t total = total_held_bytes(cfg);
   const uint64_t xoff = xoff_for(cfg, total);
   if (total <= xoff) return out;
-  for (uint64_t todo = ports & ~out; todo != 0; todo &= todo - 1) {
-    const int port = __builtin_ctzll(todo);
+  (ports & all_).without(out).for_each([&](uint16_t port) {
     const Port& st = ports_[port];
     for (uint32_t p = lossless; p != 0; p &= p - 1)
       if (st.held[__builtin_ctz(p)].load(kRelaxed) > xoff) {
-        out |= uint64_t{1} << port;
+        out.add(port);
         break;
       }
-  }
+  });
   return out;
 }
 

@@ -62,6 +62,7 @@
 #include <span>
 #include <string_view>
 
+#include "common/port_set.h"
 #include "pfc/pfc_config.h"
 #include "pfc/pfc_params.h"
 
@@ -144,19 +145,23 @@ class PfcGenerator {
   bool poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns, PfcFrameRequest& out);
   // The next poll due on `port` (at or after now_ns), or UINT64_MAX.
   uint64_t next_poll_ns(const PfcConfig& cfg, uint16_t port, uint64_t now_ns) const;
-  // Of `ports` (bit i: port i), those whose poll() now could send a frame
+  // Of `ports`, those whose poll() now could send a frame
   // or change anything: every port asserting XOFF on some priority and,
   // with `over_xoff`, every port holding more than the XOFF threshold on a
   // lossless priority. poll() on any other port returns false and changes
   // nothing, so a caller with many ports polls only these (one threshold
   // computed for all, not one call per port).
-  uint64_t ports_to_poll(const PfcConfig& cfg, uint64_t ports, bool over_xoff) const;
+  PortSet ports_to_poll(const PfcConfig& cfg, const PortSet& ports, bool over_xoff) const;
+  // False when ports_to_poll would name no port whatever the set: no port
+  // asserts XOFF and (with `over_xoff`) the lossless total is under the
+  // threshold. Two loads and a compare, for callers that poll per event.
+  bool may_poll(const PfcConfig& cfg, bool over_xoff) const;
 
   // The PFC watchdog's `drop` action: a storm on some port's queue of `prio`
   // begins or ends. PFC for prio is suppressed on every port while any such
   // storm lasts.
-  void storm_begin(uint8_t prio) { storms_.fetch_add(uint64_t{1} << (8 * prio), kRelaxed); }
-  void storm_end(uint8_t prio) { storms_.fetch_sub(uint64_t{1} << (8 * prio), kRelaxed); }
+  void storm_begin(uint8_t prio) { storms_[prio >> 2].fetch_add(storm_one(prio), kRelaxed); }
+  void storm_end(uint8_t prio) { storms_[prio >> 2].fetch_sub(storm_one(prio), kRelaxed); }
   uint8_t suppressed_mask() const;
 
   // Readers.
@@ -192,23 +197,27 @@ class PfcGenerator {
     std::array<A64, kPfcPriorities> tx_xon{};
   };
 
+  // A storm counts one in its priority's 16 bits (four a word).
+  static uint64_t storm_one(uint8_t prio) { return uint64_t{1} << (16 * (prio & 3)); }
   static uint64_t xoff_for(const PfcConfig& cfg, uint64_t total);
   static uint64_t xon_for(const PfcConfig& cfg, uint64_t xoff);
   void end_xoff(Port& st, int prio, uint64_t now_ns);
 
   uint16_t num_ports_;
   std::unique_ptr<Port[]> ports_;
+  PortSet all_;  // ports 0..num_ports_-1
   // Bytes held per priority over every port (all priorities, so that a
   // change of pfc_enable finds them right).
   alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
-  // Ports asserting XOFF on some priority (bit i: port i < 64): set and
-  // cleared by poll() with an atomic read-modify-write when a port's
-  // asserted set becomes non-empty or empty, so ports_to_poll need not look
-  // at every port.
-  alignas(64) std::atomic<uint64_t> asserting_ports_{0};
-  // Per priority (byte p), how many ports have its queue in a drop-action
-  // storm (at most kMaxPorts < 256): one word, one load for the mask.
-  alignas(64) std::atomic<uint64_t> storms_{0};
+  // Ports asserting XOFF on some priority: set and cleared by poll() with
+  // an atomic read-modify-write when a port's asserted set becomes
+  // non-empty or empty, so ports_to_poll need not look at every port.
+  alignas(64) AtomicPortSet asserting_ports_;
+  std::atomic<uint32_t> asserting_count_{0};  // its size: none, the common case, is one load
+  // Per priority (16 bits each, priorities 0-3 in the first word), how many
+  // ports have its queue in a drop-action storm (at most kMaxPorts):
+  // two loads for the mask.
+  alignas(64) std::array<std::atomic<uint64_t>, 2> storms_{};
 };
 
 }  // namespace rocelb

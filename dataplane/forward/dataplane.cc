@@ -40,7 +40,9 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     : shaper_burst_ps_(shaper_burst_ps) {
   const uint64_t seq = g_dataplane_seq.fetch_add(1);
   const unsigned nw = num_workers ? num_workers : 1;
-  for (unsigned i = 0; i < nw; ++i) workers_.push_back(std::make_unique<WorkerState>());
+  for (uint16_t id : config->port_ids)
+    port_slots_ = std::max<uint16_t>(port_slots_, static_cast<uint16_t>(id + 1));
+  for (unsigned i = 0; i < nw; ++i) workers_.push_back(std::make_unique<WorkerState>(port_slots_));
   lcore_ids_.assign(nw, -1);
 
   const size_t rcu_size = rte_rcu_qsbr_get_memsize(nw);
@@ -49,7 +51,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     throw std::runtime_error("cannot set up RCU for config swaps: " +
                              std::string(rte_strerror(rte_errno)));
 
-  pfc_ = std::make_unique<PfcGenerator>(kMaxPorts);
+  pfc_ = std::make_unique<PfcGenerator>(port_slots_);
   const std::string tag = "rl" + std::to_string(seq) + "_";
   for (uint16_t id : config->port_ids) {
     const PortConfig& pc = config->ports[id];
@@ -156,9 +158,8 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
 }
 
 void Dataplane::set_link_up(uint16_t port, bool up) {
-  const uint64_t bit = uint64_t{1} << port;
-  const uint64_t before = up ? link_down_.fetch_and(~bit) : link_down_.fetch_or(bit);
-  if (((before & bit) == 0) != up) ++link_changes_[port];
+  const bool was_down = link_down_.set(port, !up);
+  if (was_down == up) ++link_changes_[port];
 }
 
 void Dataplane::worker_online(unsigned w) {
@@ -212,7 +213,7 @@ void Dataplane::set_control_pool(rte_mempool* pool) {
 Snapshot Dataplane::snapshot() const {
   const Epoch& e = epoch();
   const SwitchConfig& cfg = *e.config;
-  Snapshot s;
+  Snapshot s(port_slots_);
   s.running = online_.load(std::memory_order_relaxed) > 0;
   const auto acquire = [] { std::atomic_thread_fence(std::memory_order_acquire); };
   // 1. Where frames leave: what the TX owners sent or dropped.
@@ -240,7 +241,7 @@ Snapshot Dataplane::snapshot() const {
   // 3. The workers' blocks: consumed, dropped at ingress or enqueue, enqueued.
   s.groups.resize(cfg.groups.size());
   for (const auto& w : workers_) {
-    for (int p = 0; p < kMaxPorts; ++p) {
+    for (int p = 0; p < port_slots_; ++p) {
       s.port[p].add(w->port[p]);
       for (int c = 0; c < kNumTrafficClasses; ++c) {
         QueueCounters& d = s.queue[p][c];
@@ -269,7 +270,7 @@ Snapshot Dataplane::snapshot() const {
   acquire();
   // 5. Where frames enter, read last: every frame counted above has been
   // counted in here before.
-  for (int p = 0; p < kMaxPorts; ++p) {
+  for (int p = 0; p < port_slots_; ++p) {
     static constexpr PortCounter kIn[] = {PortCounter::rx_packets, PortCounter::rx_bytes,
                                           PortCounter::generated_arp_replies,
                                           PortCounter::generated_icmp_replies};

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "common/counter.h"
+#include "common/port_set.h"
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/decision_log.h"
 #include "dataplane/forward/egress_queue.h"
@@ -65,20 +66,23 @@ struct Epoch;
 // What one worker lcore owns: the epoch it runs on, its counters, its WRED
 // markers (RNG state per queue, rebuilt from each adopted config's
 // profiles) and the scratch its pipeline stages use. Only that lcore
-// writes; other threads read the counters.
+// writes; other threads read the counters. Per-port blocks are indexed by
+// port id, one for each id up to the switch's highest (port_slots).
 struct alignas(64) WorkerState {
+  explicit WorkerState(size_t port_slots)
+      : port(port_slots), queue(port_slots), wred(port_slots), wred_retired(port_slots) {}
   const Epoch* epoch = nullptr;  // adopted at the top of the worker's loop
-  std::array<PortCounters, kMaxPorts> port{};
-  std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
-  std::array<std::array<WredMarker, kNumTrafficClasses>, kMaxPorts> wred{};
-  std::array<std::array<WredCounters, kNumTrafficClasses>, kMaxPorts> wred_retired{};
+  std::vector<PortCounters> port;
+  std::vector<std::array<QueueCounters, kNumTrafficClasses>> queue;
+  std::vector<std::array<WredMarker, kNumTrafficClasses>> wred;
+  std::vector<std::array<WredCounters, kNumTrafficClasses>> wred_retired;
   // Scratch of the pipeline stages, kept here so a burst does not
   // initialise it: parse results, and one group's members per burst.
   std::array<ParsedPacket, 32> parsed;
   std::array<MemberPath, kMaxLbMembers> paths{};
   // Egress ports this worker handed packets to since the switch clock
   // last looked (it reschedules only those ports).
-  uint64_t enqueued_ports = 0;
+  PortSet enqueued_ports;
   LcoreStats lcore;
 };
 
@@ -95,10 +99,13 @@ struct Epoch {
   std::vector<WorkerLb> workers;
 };
 
+// Indexed by port id, as WorkerState.
 struct Snapshot {
-  std::array<PortCounters, kMaxPorts> port{};
-  std::array<std::array<QueueCounters, kNumTrafficClasses>, kMaxPorts> queue{};
-  std::array<std::array<QueueGauges, kNumTrafficClasses>, kMaxPorts> queue_gauges{};
+  explicit Snapshot(size_t port_slots)
+      : port(port_slots), queue(port_slots), queue_gauges(port_slots) {}
+  std::vector<PortCounters> port;
+  std::vector<std::array<QueueCounters, kNumTrafficClasses>> queue;
+  std::vector<std::array<QueueGauges, kNumTrafficClasses>> queue_gauges;
   std::vector<LbEngineCounters> groups;  // per group, summed over lcores
   std::vector<MemberCounters> member;    // every group's members, flattened in group order
   std::vector<LcoreStats> lcores;        // per worker
@@ -123,6 +130,9 @@ class Dataplane {
   WorkerState& worker(unsigned i) { return *workers_[i]; }
   const WorkerState& worker(unsigned i) const { return *workers_[i]; }
   unsigned num_workers() const { return static_cast<unsigned>(workers_.size()); }
+  // Port ids 0..port_slots()-1 have a block in WorkerState and Snapshot:
+  // the config's highest port id plus one (the port set never changes).
+  uint16_t port_slots() const { return port_slots_; }
 
   // The EAL lcore worker w runs on (live mode sets it; -1 when unknown, as
   // in replay): counters.json then reports where each worker's cycles went.
@@ -137,8 +147,8 @@ class Dataplane {
   // nothing, PFC included. Any one thread sets it; link_changes counts
   // every change.
   void set_link_up(uint16_t port, bool up);
-  bool link_up(uint16_t port) const { return !((link_down_mask() >> port) & 1); }
-  uint64_t link_down_mask() const { return link_down_.load(std::memory_order_relaxed); }
+  bool link_up(uint16_t port) const { return !link_down_.has(port); }
+  bool all_links_up() const { return link_down_.empty(); }
   uint64_t link_changes(uint16_t port) const { return link_changes_[port].load(); }
 
   void set_tx_owner(uint16_t port, unsigned worker) { owner_[port] = worker; }
@@ -232,8 +242,8 @@ class Dataplane {
   std::atomic<Epoch*> epoch_{nullptr};
   uint64_t shaper_burst_ps_ = 0;
   ::rte_rcu_qsbr* rcu_ = nullptr;
-  std::atomic<unsigned> online_{0};     // live workers between online and offline
-  std::atomic<uint64_t> link_down_{0};  // bit per port: its link is down
+  std::atomic<unsigned> online_{0};  // live workers between online and offline
+  AtomicPortSet link_down_;          // ports whose link is down
   std::array<Counter, kMaxPorts> link_changes_{};
   // Counters of engines retired by apply(), per group name, so a group's
   // counters do not restart when its mode changes.
@@ -242,6 +252,7 @@ class Dataplane {
   std::array<unsigned, kMaxPorts> owner_{};
   std::vector<std::unique_ptr<WorkerState>> workers_;
   std::vector<int> lcore_ids_;
+  uint16_t port_slots_ = 0;
 };
 
 }  // namespace rocelb

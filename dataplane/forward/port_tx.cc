@@ -22,7 +22,7 @@ namespace {
 // generator is told once per pair and burst instead of once per packet.
 class ReleaseTable {
  public:
-  ReleaseTable(PfcGenerator& pfc, uint64_t& ports) : pfc_(pfc), ports_(ports) {}
+  ReleaseTable(PfcGenerator& pfc, PortSet& ports) : pfc_(pfc), ports_(ports) {}
   ~ReleaseTable() { flush(); }
   void add(uint16_t port, uint8_t prio, uint32_t bytes) {
     const uint32_t key = uint32_t{port} << 8 | prio;
@@ -39,7 +39,7 @@ class ReleaseTable {
     for (uint32_t i = 0; i < n_; ++i) {
       const uint16_t port = static_cast<uint16_t>(key_[i] >> 8);
       pfc_.release(port, static_cast<uint8_t>(key_[i]), bytes_[i]);
-      ports_ |= uint64_t{1} << (port % 64);
+      ports_.add(port);
     }
     n_ = 0;
   }
@@ -47,7 +47,7 @@ class ReleaseTable {
  private:
   static constexpr uint32_t kMax = 16;
   PfcGenerator& pfc_;
-  uint64_t& ports_;
+  PortSet& ports_;
   uint32_t n_ = 0;
   uint32_t key_[kMax];
   uint64_t bytes_[kMax];
@@ -206,7 +206,7 @@ uint64_t PortTx::drain(uint8_t c, PacketObserver* obs, DropReason reason, uint64
   while (rte_mbuf* m = q.peek()) {
     q.take();
     pfc_->release(m->port, c, m->pkt_len);
-    released_ports |= uint64_t{1} << (m->port % 64);
+    released_ports.add(m->port);
     if (obs) obs->on_drop(m, port_, c, reason, now_ns);
     mbuf_free(m);
     ++n;

@@ -32,6 +32,7 @@
 
 #include "common/constants.h"
 #include "common/counter.h"
+#include "common/port_set.h"
 #include "dataplane/forward/counters.h"
 #include "dataplane/forward/egress_queue.h"
 #include "dataplane/forward/packet_observer.h"
@@ -168,7 +169,7 @@ class PortTx {
   uint8_t storm_counted = 0;           // priorities this port counts in PfcGenerator storms
   // Ingress ports whose PFC held bytes this port's dequeues released since
   // the switch clock last looked (it re-polls only those ports' PFC state).
-  uint64_t released_ports = 0;
+  PortSet released_ports;
   alignas(64) Counter tx_packets;
   Counter tx_bytes;
   Counter pfc_frames_sent;

@@ -19,9 +19,9 @@ MemberPath* member_paths(Burst& b, const GroupConfig& g, int cls) {
   MemberPath* paths = b.ws.paths.data();
   const size_t n = g.members.size();
   std::memcpy(paths, g.paths.data(), n * sizeof(MemberPath));
-  if (const uint64_t down = b.dp.link_down_mask())  // a link down: that member is down
+  if (!b.dp.all_links_up())  // a link down: that member is down
     for (size_t k = 0; k < n; ++k)
-      if ((down >> g.members[k].port) & 1) paths[k].up = false;
+      if (!b.dp.link_up(g.members[k].port)) paths[k].up = false;
   if (!g.needs_depth) return paths;
   for (size_t k = 0; k < n; ++k) {
     const PortTx& t = b.dp.tx(g.members[k].port);

@@ -92,6 +92,7 @@ SwitchRecorder::SwitchRecorder(std::string name, Dataplane& dp, uint64_t base_ns
       base_ns_(base_ns),
       f_(events),
       filter_(std::move(filter)),
+      counts_(dp.port_slots()),
       scratch_(1 << 18) {
   dp_.set_observer(this);
 }

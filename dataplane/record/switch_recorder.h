@@ -39,13 +39,22 @@
 
 namespace rocelb {
 
+// Indexed by port id (Dataplane::port_slots of them).
 struct IntervalCounts {
-  std::array<std::array<uint64_t, kNumTrafficClasses>, kMaxPorts> peak_bytes{};
-  std::array<std::array<uint64_t, kNumTrafficClasses>, kMaxPorts> marks{};
-  std::array<std::array<uint64_t, kNumTrafficClasses>, kMaxPorts> class_drops{};
-  std::array<uint64_t, kMaxPorts> port_drops{};
-  std::array<std::array<uint64_t, kPfcPriorities>, kMaxPorts> pfc_tx{};
-  std::array<std::array<uint64_t, kPfcPriorities>, kMaxPorts> pfc_rx{};
+  using PerClass = std::array<uint64_t, kNumTrafficClasses>;
+  explicit IntervalCounts(size_t slots)
+      : peak_bytes(slots),
+        marks(slots),
+        class_drops(slots),
+        port_drops(slots),
+        pfc_tx(slots),
+        pfc_rx(slots) {}
+  std::vector<PerClass> peak_bytes;
+  std::vector<PerClass> marks;
+  std::vector<PerClass> class_drops;
+  std::vector<uint64_t> port_drops;
+  std::vector<PerClass> pfc_tx;  // per priority (kPfcPriorities == kNumTrafficClasses)
+  std::vector<PerClass> pfc_rx;
 };
 
 class SwitchRecorder final : public PacketObserver {

@@ -30,6 +30,11 @@ void TimelineSampler::add(SwitchRecorder& rec) {
   Switch s;
   s.rec = &rec;
   Dataplane& dp = rec.dataplane();
+  const size_t slots = dp.port_slots();
+  s.last_tx.assign(slots, 0);
+  s.last_rx.assign(slots, 0);
+  s.active_classes.assign(slots, 0);
+  s.active_port.assign(slots, 0);
   for (const GroupConfig& g : dp.config().groups) s.quality.emplace_back(g.spec.knobs.quality);
   // Start from what the counters hold now (a Dataplane may have run before).
   const Snapshot snap = dp.snapshot();

@@ -57,9 +57,10 @@ class TimelineSampler {
  private:
   struct Switch {
     SwitchRecorder* rec = nullptr;
-    std::array<uint64_t, kMaxPorts> last_tx{}, last_rx{};
-    std::array<uint8_t, kMaxPorts> active_classes{};
-    std::array<bool, kMaxPorts> active_port{};
+    // Indexed by port id (Dataplane::port_slots of them).
+    std::vector<uint64_t> last_tx, last_rx;
+    std::vector<uint8_t> active_classes;
+    std::vector<uint8_t> active_port;
     std::vector<QualityModel> quality;  // per group (unused for other modes)
   };
   void row(uint64_t t_ns, const Switch& s, uint16_t port, int cls, const char* metric,

@@ -41,10 +41,11 @@ struct SwitchNode {
   std::string name;
   std::unique_ptr<Dataplane> dp;
   std::unique_ptr<SwitchClock> clock;
-  std::array<uint64_t, kMaxPorts> sched{};  // time of the live kPort event per port
-  std::array<Peer, kMaxPorts> peer{};
-  std::array<uint32_t, kMaxPorts> meter{};  // its wire: its link direction in links.csv
-  std::array<FrameSink, kMaxPorts> capture{};
+  // Per port id (Dataplane::port_slots of them):
+  std::vector<uint64_t> sched;  // time of the live kPort event
+  std::vector<Peer> peer;
+  std::vector<uint32_t> meter;  // its wire: its link direction in links.csv
+  std::vector<FrameSink> capture;
   SwitchRecorder* rec = nullptr;  // with RecordOptions: what the switch did, told as it goes
   uint32_t shard = 0;
 };

@@ -140,7 +140,7 @@ CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
   const auto s = topo.switch_index(swname);
   if (!s) throw FabricError("--capture " + spec + ": no switch \"" + swname + "\"");
   bool connected = false;
-  if (!port.empty() && port.size() <= 2 &&
+  if (!port.empty() && port.size() <= 3 &&
       port.find_first_not_of("0123456789") == std::string::npos) {
     const auto p = static_cast<uint16_t>(std::stoul(port));
     for (const FabricLink& l : topo.links)
@@ -232,7 +232,11 @@ void FabricRun::Impl::make_switches() {
     n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kFabricRingSlots, 0);
     n.dp->set_control_pool(pool);
     n.clock = std::make_unique<SwitchClock>(*n.dp);
-    n.sched.fill(kNeverPs);
+    const size_t slots = n.dp->port_slots();
+    n.sched.assign(slots, kNeverPs);
+    n.peer.assign(slots, Peer{});
+    n.meter.assign(slots, 0);
+    n.capture = std::vector<FrameSink>(slots);
   }
 }
 
@@ -477,7 +481,7 @@ void FabricRun::Impl::make_shards(uint32_t threads, uint64_t link_window_ns) {
 void FabricRun::Impl::start() {
   for (SwitchNode& n : w.sw) {
     n.clock->reset();
-    n.sched.fill(kNeverPs);
+    std::fill(n.sched.begin(), n.sched.end(), kNeverPs);
   }
   for (HostNode& h : w.hosts) h.sched = kNeverPs;
   for (const FabricLink& l : w.topo.links)

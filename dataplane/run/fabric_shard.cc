@@ -153,16 +153,13 @@ void FabricShard::meter(uint32_t wire, uint64_t now_ps, uint64_t start_ps, uint6
 
 void FabricShard::schedule_switch(uint32_t s) {
   SwitchNode& n = w_.sw[s];
-  uint64_t changed = n.clock->take_changed();
-  while (changed) {
-    const uint16_t port = static_cast<uint16_t>(__builtin_ctzll(changed));
-    changed &= changed - 1;
+  n.clock->take_changed().for_each([&](uint16_t port) {
     const uint64_t t = n.clock->next_ps(port);
     if (t < n.sched[port]) {
       n.sched[port] = t;
       push(t, order_look(port), Ev::kPort, s, port);
     }
-  }
+  });
 }
 
 void FabricShard::schedule_host(uint32_t h, uint64_t now_ps) {

@@ -9,12 +9,12 @@ namespace rocelb {
 
 SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp), ws_(dp.worker(0)) {
   next_.fill(kNever);
-  for (uint16_t id : dp_.config().port_ids) port_mask_ |= uint64_t{1} << id;
+  for (uint16_t id : dp_.config().port_ids) ports_.add(id);
 }
 
 void SwitchClock::reset() {
   next_.fill(kNever);
-  changed_ = 0;
+  changed_ = PortSet{};
   next_sample_ns_ = 0;
   for (uint16_t id : dp_.config().port_ids) dp_.set_link_up(id, true);
 }
@@ -34,7 +34,7 @@ void SwitchClock::sample_loads(uint64_t now_ns) {
 void SwitchClock::set_next(uint16_t port, uint64_t at_ps) {
   if (next_[port] == at_ps) return;
   next_[port] = at_ps;
-  changed_ |= uint64_t{1} << port;
+  changed_.add(port);
 }
 
 int SwitchClock::earliest(uint64_t* at_ps) const {
@@ -59,42 +59,42 @@ void SwitchClock::begin_event(uint64_t now_ps) {
   if (now_ns >= next_sample_ns_) sample_loads(now_ns);
   // PFC refreshes due now: only ports asserting XOFF can owe one, unless
   // thresholds are dynamic (then any port over the moving threshold).
-  uint64_t touched = 0;
-  const uint64_t poll = dp_.pfc().ports_to_poll(cfg.qos.pfc, port_mask_, cfg.qos.pfc.dynamic);
-  for (uint64_t todo = poll; todo != 0; todo &= todo - 1) {
-    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
-    if (dp_.tx_poll(id, now_ns)) touched |= uint64_t{1} << id;
-  }
-  suppressed_ = dp_.pfc().suppressed_mask();
+  const PfcGenerator& pfc = dp_.pfc();
+  PortSet touched;
+  if (pfc.may_poll(cfg.qos.pfc, cfg.qos.pfc.dynamic))
+    pfc.ports_to_poll(cfg.qos.pfc, ports_, cfg.qos.pfc.dynamic).for_each([&](uint16_t id) {
+      if (dp_.tx_poll(id, now_ns)) touched.add(id);
+    });
+  suppressed_ = pfc.suppressed_mask();
   // A refresh that became due needs its port looked at now.
-  for (uint64_t todo = touched; todo != 0; todo &= todo - 1) {
-    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
+  touched.for_each([&](uint16_t id) {
     const uint64_t next = dp_.next_tx_ps(id, now_ps);
     if (next < next_[id]) set_next(id, next);
-  }
+  });
 }
 
-void SwitchClock::reschedule(uint64_t touched, uint64_t now_ps, int skip) {
+void SwitchClock::reschedule(PortSet touched, uint64_t now_ps, int skip) {
   const SwitchConfig& cfg = dp_.config();
   // Dynamic thresholds and storms move every port's PFC state: of the
   // ports the event did not touch, those whose PFC generator may act now.
   const bool all = cfg.qos.pfc.dynamic || dp_.pfc().suppressed_mask() != suppressed_;
-  uint64_t ports = touched & port_mask_;
+  PortSet ports = touched & ports_;
   // Of those ports (all: of every port), the ones whose PFC generator may
   // act now (one threshold for all of them): a poll of any other does
   // nothing (PfcGenerator::ports_to_poll), unless other workers' pause
   // frames wait in its inbox.
-  const uint64_t over = dp_.pfc().ports_to_poll(cfg.qos.pfc, all ? port_mask_ : ports, true);
-  const uint64_t pollable = dp_.num_workers() > 1 ? ~uint64_t{0} : over;
+  PortSet over;
+  if (dp_.pfc().may_poll(cfg.qos.pfc, true))
+    over = dp_.pfc().ports_to_poll(cfg.qos.pfc, all ? ports_ : ports, true);
+  const bool poll_all = dp_.num_workers() > 1;
   if (all) ports |= over;
-  if (skip >= 0) ports &= ~(uint64_t{1} << skip);
-  for (uint64_t todo = ports; todo != 0; todo &= todo - 1) {
-    const uint16_t id = static_cast<uint16_t>(__builtin_ctzll(todo));
+  if (skip >= 0) ports.remove(static_cast<uint16_t>(skip));
+  ports.for_each([&](uint16_t id) {
     // The event may have crossed XOFF or XON.
-    if ((pollable >> id) & 1) dp_.tx_poll(id, now_ps / 1000);
+    if (poll_all || over.has(id)) dp_.tx_poll(id, now_ps / 1000);
     const uint64_t next = dp_.next_tx_ps(id, now_ps);
     if (next < next_[id]) set_next(id, next);
-  }
+  });
 }
 
 void SwitchClock::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_ps) {
@@ -108,7 +108,8 @@ void SwitchClock::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_
   }
   // The ingress port (its held bytes, a received pause) and where the frame
   // was queued.
-  const uint64_t touched = std::exchange(ws_.enqueued_ports, 0) | uint64_t{1} << port;
+  PortSet touched = ws_.enqueued_ports.take();
+  touched.add(port);
   reschedule(touched, now_ps, -1);
 }
 
@@ -116,7 +117,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   rte_mbuf* m = nullptr;
   uint64_t start = 0;
   PortTx& t = dp_.tx(port);
-  if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && ((unlinked_ >> port) & 1)) {
+  if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && unlinked_.has(port)) {
     // It holds the wire as if sent (the port's pace and load are the same),
     // but nothing takes it: a drop, not a transmission.
     t.load.on_tx(m->pkt_len + kWireOverheadBytes);
@@ -133,7 +134,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   }
   set_next(port, dp_.next_tx_ps(port, std::max(now_ps, t.shaper.wire_free_ps())));
   // The departure released buffer: an ingress port may now owe its peer an XON.
-  reschedule(std::exchange(t.released_ports, 0), now_ps, port);
+  reschedule(t.released_ports.take(), now_ps, port);
   return m;
 }
 

@@ -25,7 +25,7 @@
 // rescheduled; no other port's time can move. A port's next time only moves
 // earlier when another port's event touches it; at that time depart() finds nothing to send and
 // reschedules it. Ports whose time changed since the last take_changed() are reported as a bit
-// mask, so a caller with many switches keeps one event heap.
+// set, so a caller with many switches keeps one event heap.
 //
 // Knobs: none (the Dataplane's config). Counters: none of its own; the
 // Dataplane counts everything (PortTx::count_tx on each departure).
@@ -60,7 +60,7 @@ class SwitchClock {
   rte_mbuf* depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps);
   void link(uint16_t port, bool up, uint64_t now_ps);
   // Nothing is connected to `port` (for good: reset() keeps it).
-  void set_unlinked(uint16_t port) { unlinked_ |= uint64_t{1} << port; }
+  void set_unlinked(uint16_t port) { unlinked_.add(port); }
 
   // When `port` should be looked at next (kNever: nothing to do).
   uint64_t next_ps(uint16_t port) const { return next_[port]; }
@@ -68,27 +68,23 @@ class SwitchClock {
   // ties go to the lower port.
   int earliest(uint64_t* at_ps) const;
   // Ports whose next_ps changed since the last call.
-  uint64_t take_changed() {
-    uint64_t c = changed_;
-    changed_ = 0;
-    return c;
-  }
+  PortSet take_changed() { return changed_.take(); }
 
   Dataplane& dataplane() { return dp_; }
 
  private:
   // Polls the touched ports and moves their times earlier where they have
   // new work; `skip` is left alone.
-  void reschedule(uint64_t touched, uint64_t now_ps, int skip);
+  void reschedule(PortSet touched, uint64_t now_ps, int skip);
   void set_next(uint16_t port, uint64_t at_ps);
   void sample_loads(uint64_t now_ns);
 
   Dataplane& dp_;
   WorkerState& ws_;  // worker 0's, the one that runs the switch
   std::array<uint64_t, kMaxPorts> next_{};
-  uint64_t changed_ = 0;
-  uint64_t unlinked_ = 0;   // ports with nothing connected
-  uint64_t port_mask_ = 0;  // the config's ports
+  PortSet changed_;
+  PortSet unlinked_;  // ports with nothing connected
+  PortSet ports_;     // the config's ports
   // No port's load meter closes an interval before this (begin_event
   // samples them only then).
   uint64_t next_sample_ns_ = 0;

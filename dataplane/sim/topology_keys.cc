@@ -17,6 +17,9 @@ constexpr KeySpec at_start(KeySpec k) {
   return k;
 }
 
+// The help texts below say 256.
+static_assert(kMaxPorts == 256, "a switch's ports, as the help texts say");
+
 constexpr uint64_t kMinSpeedBps = 1'000'000;
 constexpr uint64_t kMaxSpeedBps = 1'600'000'000'000;
 
@@ -28,22 +31,23 @@ constexpr KeySpec kNicRow = at_start(
 constexpr KeySpec kGeneratedKeys[] = {
     at_start({.path = "leaves",
               .kind = KeyKind::kUint,
-              .help = "leaf switches leaf0..; a spine has a port per leaf, so at most 64",
+              .help = "leaf switches leaf0..; at most 99: leaf L's hosts are 10.L.0.0/16 and "
+                      "spine S's links 10.(100+S).L.0/24",
               .lo = 1,
               .hi = 99,
               .required = true}),
     at_start({.path = "spines",
               .kind = KeyKind::kUint,
-              .help = "spine switches spine0..; hosts_per_leaf + spines is at most 64 (the "
-                      "ports of a leaf)",
+              .help = "spine switches spine0..; hosts_per_leaf + spines is at most 256 (the "
+                      "ports of a leaf); at most 155 (spine S's links are 10.(100+S).0.0/16)",
               .lo = 1,
-              .hi = 99,
+              .hi = 155,
               .required = true}),
     at_start({.path = "hosts_per_leaf",
               .kind = KeyKind::kUint,
               .help = "hosts on each leaf, h0.. leaf by leaf",
               .lo = 1,
-              .hi = 64,
+              .hi = kMaxPorts - 1,
               .required = true}),
     at_start({.path = "host_speed",
               .kind = KeyKind::kSpeed,
@@ -168,15 +172,15 @@ constexpr KeySpec kFatTreeKeys[] = {
                       "aggregation switches, (k/2)^2 cores; even, an aggregation or core switch "
                       "has k ports",
               .lo = 2,
-              .hi = 64,
+              .hi = kMaxPorts,
               .required = true}),
     at_start({.path = "hosts_per_edge",
               .kind = KeyKind::kUint,
               .help = "hosts on each edge switch, h0.. edge by edge; default k/2 (no "
                       "oversubscription); k gives 2:1, as ConWeave's fat_k*_OS2; plus k/2 is "
-                      "at most 64",
+                      "at most 256",
               .lo = 1,
-              .hi = 64}),
+              .hi = kMaxPorts - 1}),
     at_start({.path = "host_speed",
               .kind = KeyKind::kSpeed,
               .help = "every host link",

@@ -164,13 +164,13 @@ TEST(ConfigLoader, FileSourceNamesThePath) {
   std::string path = std::string(ROCELB_BINARY_DIR) + "/control_test_bad.yaml";
   {
     std::ofstream out(path);
-    out << "ports: [{id: 99, speed: 100G, mac: \"02:00:00:00:00:01\"}]\n";
+    out << "ports: [{id: 300, speed: 100G, mac: \"02:00:00:00:00:01\"}]\n";
   }
   try {
     load_config_file(path);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": ports[0].id: 99: must be an integer 0..63");
+    EXPECT_EQ(std::string(e.what()), path + ": ports[0].id: 300: must be an integer 0..255");
   }
   std::remove(path.c_str());
 }
@@ -297,18 +297,18 @@ TEST(ConfigPorts, Empty) {
   EXPECT_EQ(error_of("ports: []\n"), "x.yaml: ports: must not be empty");
 }
 
-TEST(ConfigPorts, AtMost64) {
+TEST(ConfigPorts, AtMost256) {
   std::string ports = "ports:\n";
-  for (int i = 0; i < 64; ++i) {
+  for (int i = 0; i < 256; ++i) {
     char mac[32];
     std::snprintf(mac, sizeof mac, "02:00:00:00:00:%02x", i);
     ports += "  - {id: " + std::to_string(i) + ", speed: 10G, mac: \"" + mac + "\"}\n";
   }
   ConfigParams c = load(ports);
-  EXPECT_EQ(c.ports.size(), 64u);
-  EXPECT_EQ(c.ports[63].id, 63);
-  ports += "  - {id: 64, speed: 10G, mac: \"02:00:00:00:01:00\"}\n";
-  EXPECT_EQ(error_of(ports), "x.yaml: ports: must list at most 64 ports (found 65)");
+  EXPECT_EQ(c.ports.size(), 256u);
+  EXPECT_EQ(c.ports[255].id, 255);
+  ports += "  - {id: 0, speed: 10G, mac: \"02:00:00:00:01:00\"}\n";
+  EXPECT_EQ(error_of(ports), "x.yaml: ports: must list at most 256 ports (found 257)");
 }
 
 TEST(ConfigPorts, ItemNotAMap) {
@@ -333,15 +333,15 @@ TEST(ConfigPorts, UnknownKey) {
 }
 
 TEST(ConfigPorts, IdRange) {
-  EXPECT_EQ(port_error("id: 64, speed: 100G, mac: \"02:00:00:00:00:00\""),
-            "x.yaml: ports[0].id: 64: must be an integer 0..63");
+  EXPECT_EQ(port_error("id: 256, speed: 100G, mac: \"02:00:00:00:00:00\""),
+            "x.yaml: ports[0].id: 256: must be an integer 0..255");
   EXPECT_EQ(port_error("id: -1, speed: 100G, mac: \"02:00:00:00:00:00\""),
-            "x.yaml: ports[0].id: -1: must be an integer 0..63");
+            "x.yaml: ports[0].id: -1: must be an integer 0..255");
   EXPECT_EQ(port_error("id: one, speed: 100G, mac: \"02:00:00:00:00:00\""),
-            "x.yaml: ports[0].id: \"one\": must be an integer 0..63");
+            "x.yaml: ports[0].id: \"one\": must be an integer 0..255");
   EXPECT_EQ(port_error("id: 1.5, speed: 100G, mac: \"02:00:00:00:00:00\""),
-            "x.yaml: ports[0].id: 1.5: must be an integer 0..63");
-  EXPECT_EQ(port_of("id: 0x3f, speed: 100G, mac: \"02:00:00:00:00:00\"").id, 63);
+            "x.yaml: ports[0].id: 1.5: must be an integer 0..255");
+  EXPECT_EQ(port_of("id: 0xff, speed: 100G, mac: \"02:00:00:00:00:00\"").id, 255);
 }
 
 TEST(ConfigPorts, DuplicateId) {
@@ -639,8 +639,8 @@ TEST(ConfigNeighbors, MacRule) {
 TEST(ConfigNeighbors, PortMustExist) {
   EXPECT_EQ(neighbor_error("{ip: 10.0.0.2, mac: \"02:00:00:00:01:00\", port: 5}"),
             "x.yaml: neighbors[0].port: 5: not a configured port");
-  EXPECT_EQ(neighbor_error("{ip: 10.0.0.2, mac: \"02:00:00:00:01:00\", port: 64}"),
-            "x.yaml: neighbors[0].port: 64: must be an integer 0..63");
+  EXPECT_EQ(neighbor_error("{ip: 10.0.0.2, mac: \"02:00:00:00:01:00\", port: 256}"),
+            "x.yaml: neighbors[0].port: 256: must be an integer 0..255");
 }
 
 TEST(ConfigNeighbors, MustBeInThePortSubnet) {
@@ -1168,7 +1168,7 @@ TEST(ConfigRoutes, PortMustExist) {
   EXPECT_EQ(route_error("routes: [{prefix: 10.9.0.0/16, port: 2}]\n"),
             "x.yaml: routes[0].port: 2: not a configured port");
   EXPECT_EQ(route_error("routes: [{prefix: 10.9.0.0/16, port: p1}]\n"),
-            "x.yaml: routes[0].port: \"p1\": must be an integer 0..63");
+            "x.yaml: routes[0].port: \"p1\": must be an integer 0..255");
 }
 
 TEST(ConfigRoutes, TargetsAndFileOrder) {

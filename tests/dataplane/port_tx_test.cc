@@ -47,7 +47,7 @@ class PortTxTest : public test::DpdkTest {
     ASSERT_EQ(dp_->tx(3).queues[3].depth_packets(), 6u);
     ASSERT_EQ(dp_->tx(3).queues[0].depth_packets(), 6u);
     ASSERT_GT(dp_->pfc().held_bytes(0, 3), 0u);
-    dp_->tx(3).released_ports = 0;
+    dp_->tx(3).released_ports = PortSet{};
   }
   rte_mbuf* frame(uint8_t dscp) {
     FrameSpec s;
@@ -70,7 +70,7 @@ TEST_F(PortTxTest, DrainEmptiesOneClassReleasesItsHoldAndTellsTheObserver) {
   EXPECT_EQ(t.queues[0].depth_packets(), 6u);  // the other class stays
   EXPECT_EQ(dp_->pfc().held_bytes(0, 3), 0u);
   EXPECT_GT(dp_->pfc().held_bytes(0, 0), 0u);
-  EXPECT_EQ(t.released_ports, uint64_t{1});  // ingress port 0 looked at again
+  EXPECT_EQ(t.released_ports, PortSet::of(0));  // ingress port 0 looked at again
   ASSERT_EQ(log.drops.size(), 6u);
   for (const Drop& d : log.drops) {
     EXPECT_EQ(d.port, 3);

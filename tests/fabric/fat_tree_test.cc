@@ -137,8 +137,8 @@ TEST(FatTree, TierSpeedsAndDelaysAreTheirOwn) {
 TEST(FatTree, BadShapesAreRefusedWithTheKey) {
   EXPECT_EQ(error_of("k: 5\nhost_speed: 100G\nlink_delay: 1us\n"),
             "t.yaml: k: 5: must be even (k/2 edge, aggregation switches)");
-  EXPECT_EQ(error_of("k: 8\nhosts_per_edge: 61\nhost_speed: 100G\nlink_delay: 1us\n"),
-            "t.yaml: hosts_per_edge: hosts_per_edge + k/2 is 65: an edge switch has at most 64 "
+  EXPECT_EQ(error_of("k: 8\nhosts_per_edge: 253\nhost_speed: 100G\nlink_delay: 1us\n"),
+            "t.yaml: hosts_per_edge: hosts_per_edge + k/2 is 257: an edge switch has at most 256 "
             "ports");
   EXPECT_EQ(error_of("k: 4\nhost_speed: 100G\n"), "t.yaml: missing required key \"link_delay\"");
   EXPECT_EQ(error_of("k: 4\nhost_speed: 100G\nlink_delay: 1us\nspines: 2\n").substr(0, 22),

@@ -145,11 +145,11 @@ TEST(Ns3Topology, MalformedLinesAreRefusedWithFileAndLine) {
             "t.txt: sw3 has no path to sw2's hosts");
   EXPECT_EQ(topology_error(head + "2 3 100Kbps 1000ns 0\n"),
             "t.txt:5: rate 100Kbps: must be 1Mbps .. 1.6Tbps");
-  // 65 links on one switch: more than its 64 ports.
-  std::string wide = "67 1 66\n0\n";
-  for (int i = 1; i <= 66; ++i) wide += "0 " + std::to_string(i) + " 100Gbps 1000ns 0\n";
+  // 257 links on one switch: more than its 256 ports.
+  std::string wide = "259 1 258\n0\n";
+  for (int i = 1; i <= 258; ++i) wide += "0 " + std::to_string(i) + " 100Gbps 1000ns 0\n";
   EXPECT_EQ(topology_error(wide),
-            "t.txt:67: sw0 would have 65 links: a switch has at most 64 ports");
+            "t.txt:259: sw0 would have 257 links: a switch has at most 256 ports");
 }
 
 TEST(Ns3Text, UnitsAreReadAsNs3ReadsThem) {

@@ -132,9 +132,9 @@ TEST(Topology, EachBadKeyGetsOneClearError) {
   EXPECT_EQ(error_of(base + "leaves: 2\nleafs: 3\n"),
             "t.yaml: leafs: unknown key, did you mean \"leaves\"? (known: leaves, spines, "
             "hosts_per_leaf, host_speed, uplink_speed, link_delay, planes, switch_config, nic)");
-  EXPECT_EQ(error_of("leaves: 2\nspines: 8\nhosts_per_leaf: 60\nhost_speed: 100G\n"
+  EXPECT_EQ(error_of("leaves: 2\nspines: 8\nhosts_per_leaf: 250\nhost_speed: 100G\n"
                      "uplink_speed: 100G\nlink_delay: 1us\n"),
-            "t.yaml: hosts_per_leaf: hosts_per_leaf + spines is 68: a leaf has at most 64 ports");
+            "t.yaml: hosts_per_leaf: hosts_per_leaf + spines is 258: a leaf has at most 256 ports");
   EXPECT_EQ(error_of("leaves: 2\nspines: 2\nhosts_per_leaf: 4\nhost_speed: 100X\n"
                      "uplink_speed: 100G\nlink_delay: 1us\n")
                 .rfind("t.yaml: host_speed: \"100X\": ", 0),

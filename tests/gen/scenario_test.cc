@@ -225,10 +225,10 @@ TEST(ScenarioRules, FlowEntryShape) {
 
 TEST(ScenarioRules, InPort) {
   expect_flow_error("", "");  // baseline loads
-  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 64, src: 10.0.0.2, dst: 10.2.0.2}\n"),
-            "scenario.yaml: flows[0].in_port: 64: must be an integer 0..63");
+  EXPECT_EQ(scenario_error("flows:\n  - {in_port: 256, src: 10.0.0.2, dst: 10.2.0.2}\n"),
+            "scenario.yaml: flows[0].in_port: 256: must be an integer 0..255");
   EXPECT_EQ(scenario_error("flows:\n  - {in_port: x, src: 10.0.0.2, dst: 10.2.0.2}\n"),
-            "scenario.yaml: flows[0].in_port: \"x\": must be an integer 0..63");
+            "scenario.yaml: flows[0].in_port: \"x\": must be an integer 0..255");
 }
 
 TEST(ScenarioRules, Addresses) {

@@ -53,9 +53,9 @@ void walk(const PfcParams& params, uint64_t seed, bool over_xoff) {
     if (rng() % 500 == 0 && g.suppressed_mask()) g.storm_end(3);
     // !over_xoff: the caller asks only for the asserting ports and polls
     // the ports an event touched itself.
-    const uint64_t due = g.ports_to_poll(cfg, (uint64_t{1} << kPorts) - 1, over_xoff);
+    const PortSet due = g.ports_to_poll(cfg, PortSet::first(kPorts), over_xoff);
     for (uint16_t p = 0; p < kPorts; ++p) {
-      if ((due >> p) & 1) {
+      if (due.has(p)) {
         PfcFrameRequest req;
         g.poll(cfg, p, now, req);
         ++polled;
@@ -113,7 +113,7 @@ TEST(PfcPollCandidates, NothingLosslessNothingAssertedNothingToPoll) {
   const PfcConfig cfg = PfcConfig::build(p, speeds);
   PfcGenerator g(kPorts);
   g.add(2, 3, 1'000'000);
-  EXPECT_EQ(g.ports_to_poll(cfg, 0xff, true), 0u);
+  EXPECT_TRUE(g.ports_to_poll(cfg, PortSet::first(8), true).empty());
 }
 
 }  // namespace
