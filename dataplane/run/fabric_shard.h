@@ -108,7 +108,7 @@ class FabricShard {
   void push_flow(uint64_t t, Ev kind, uint32_t flow, bool timetable);
   void push_next_start();
   void push_next_accept();
-  static void prefetch_frame(const Event& next);
+  void prefetch_frame(const Event& next) const;
   void meter(uint32_t wire, uint64_t now_ps, uint64_t start_ps, uint64_t bytes);
   void send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_t len, uint64_t start_ps,
                   const uint8_t* bytes);
@@ -126,7 +126,8 @@ class FabricShard {
   uint32_t index_;
   uint32_t shards_;
   GrowingMbufPool& pool_;
-  EventQueue<Event> q_;  // lanes: one per wire
+  uint32_t frame_offset_;  // a pool mbuf's first frame byte, from its address
+  EventQueue<Event> q_;    // lanes: one per wire
   std::vector<uint8_t> buf_, scratch_;
   std::string comment_;                     // a departure's pcapng annotation
   std::vector<uint32_t> starts_, accepts_;  // phase-0 flows it sends, receives
