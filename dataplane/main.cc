@@ -237,6 +237,7 @@ struct FabricArgs {
   std::vector<std::string> sets, captures;
   uint64_t seed = 1;
   uint32_t threads = 1;
+  uint32_t pool_mbufs = 0;  // 0: fabric_pool_mbufs' default
   bool quiet = false;
   RecordArgs record;
 };
@@ -341,7 +342,7 @@ int cmd_fabric(const FabricArgs& a) {
     for (const std::string& c : a.captures) capture_target(topo, c);  // before anything starts
     // Every switch's tables and rings and the packet pool, before EAL: a
     // fabric too big for the memory allowed is refused now, not mid-start.
-    FabricMemory mem = estimate_fabric_memory(topo, &wl);
+    FabricMemory mem = estimate_fabric_memory(topo, &wl, a.pool_mbufs);
     // With --threads each thread has a pool of its own (fabric_shard.h).
     const uint64_t shards =
         std::min<uint64_t>(a.threads, std::max<size_t>(topo.switches.size(), 1));
@@ -362,7 +363,7 @@ int cmd_fabric(const FabricArgs& a) {
     }
     eal_start(eal_args_for_replay(fabric_eal_memory_mb(mem.total)));
     NicParams nic = topo.nic;
-    FabricRun fabric(std::move(topo), nic, std::move(wl), a.seed);
+    FabricRun fabric(std::move(topo), nic, std::move(wl), a.seed, a.pool_mbufs);
     const FabricResult r = fabric.run(opt);
     if (r.recording_stopped)
       report_recording_stopped(r.recording_stopped_ns, record.max_output,
@@ -621,6 +622,12 @@ int main(int argc, char** argv) {
                    "N: split the fabric over N threads (at most one per switch); the outputs "
                    "are the same bytes for any N (1)")
       ->transform(uint_range(1, 1024));
+  fabric
+      ->add_option("--pool-mbufs", fa.pool_mbufs,
+                   "N: the most packet buffers the fabric's pool may make (each thread's, with "
+                   "--threads); when they are all in use a switch drops what arrives, reason "
+                   "no_buffer (default: 32,768 a switch, 65,535 to 4,194,303)")
+      ->transform(uint_range(1024, kMaxFabricPoolMbufs));
   fabric->add_option("--max-memory", fa.max_memory,
                      "SIZE: refuse a fabric whose switches and packet pool need more memory "
                      "than this (default: the machine's memory)");

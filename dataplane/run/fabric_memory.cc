@@ -47,7 +47,8 @@ std::bitset<64> fabric_dscps(const NicParams& nic, const Workload* workload) {
   return d;
 }
 
-uint32_t fabric_pool_mbufs(size_t switches) {
+uint32_t fabric_pool_mbufs(size_t switches, uint32_t asked) {
+  if (asked) return asked;
   const uint64_t want = 32'768 * static_cast<uint64_t>(switches) - 1;
   // Up to 8 switches as the fixed pool had it (at most 262,143); beyond, 32k
   // a switch, since a buffer is only made when a packet needs it.
@@ -74,7 +75,8 @@ uint64_t fabric_pool_object_bytes(uint32_t mtu) {
   return lines * 64;
 }
 
-FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload) {
+FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload,
+                                    uint32_t pool_mbufs) {
   FabricMemory m;
   m.switches = topo.switches.size();
   MemoryRuntime rt;
@@ -109,7 +111,7 @@ FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* worklo
   }
   // One pool grown to its most: each buffer packed (growing_mbuf_pool.h),
   // a cache line a chunk, its ring and the mempool with its lcore caches.
-  const uint64_t n = fabric_pool_mbufs(m.switches);
+  const uint64_t n = fabric_pool_mbufs(m.switches, pool_mbufs);
   uint64_t slots = 1;
   while (slots < n + 1) slots <<= 1;
   const uint64_t chunks = (n + kFabricPoolChunk - 1) / kFabricPoolChunk;

@@ -41,11 +41,14 @@ namespace rocelb {
 // Slots of every egress ring of a fabric switch.
 inline constexpr uint32_t kFabricRingSlots = 16384;
 
-// The fabric's one packet pool grows to at most this many buffers: 32,768
-// a switch (at least 65,535, at most 4,194,303), enough for every queue of
-// a loaded fabric; a pool that runs dry drops with reason no_buffer, never
-// silently.
-uint32_t fabric_pool_mbufs(size_t switches);
+// The fabric's one packet pool grows to at most this many buffers: by
+// default 32,768 a switch (at least 65,535, at most 4,194,303), enough for
+// every queue of a loaded fabric of up to 128 switches; `asked` (rocelb-dp
+// fabric --pool-mbufs, not 0) instead. A pool that runs dry drops with
+// reason no_buffer, never silently.
+uint32_t fabric_pool_mbufs(size_t switches, uint32_t asked = 0);
+// The most --pool-mbufs may ask (a ring of 2^30 slots).
+inline constexpr uint32_t kMaxFabricPoolMbufs = (uint32_t{1} << 30) - 1;
 // It starts with, and grows by, this many (growing_mbuf_pool.h).
 inline constexpr uint32_t kFabricPoolChunk = 4096;
 // The data room of each of its buffers: the NICs' largest frame (mtu) and
@@ -89,7 +92,9 @@ struct FabricMemory {
 
 // Null workload: every DSCP may come (the summary's per-switch figure); the
 // workload that will run: only its DSCPs (the refusal before a run).
-FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload = nullptr);
+// `pool_mbufs` as fabric_pool_mbufs' `asked`.
+FabricMemory estimate_fabric_memory(const Topology& topo, const Workload* workload = nullptr,
+                                    uint32_t pool_mbufs = 0);
 
 // The machine's physical memory in bytes (sysconf), the default limit.
 uint64_t physical_memory_bytes();

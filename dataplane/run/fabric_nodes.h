@@ -65,6 +65,7 @@ struct FabricWorld {
   NicParams nic_params;
   Workload workload;
   uint64_t seed = 1;
+  uint32_t pool_mbufs = 0;  // each pool's most (0: fabric_pool_mbufs' default)
   std::vector<SwitchNode> sw;
   std::vector<HostNode> hosts;  // by NIC port (Topology::port())
   // Per flow: the NIC ports it runs between, on its plane (flow_plane.h).

@@ -156,8 +156,10 @@ CaptureTarget capture_target(const Topology& topo, const std::string& spec) {
   return c;
 }
 
-FabricRun::FabricRun(Topology topo, NicParams nic, Workload workload, uint64_t seed)
+FabricRun::FabricRun(Topology topo, NicParams nic, Workload workload, uint64_t seed,
+                     uint32_t pool_mbufs)
     : impl_(std::make_unique<Impl>()) {
+  impl_->w.pool_mbufs = pool_mbufs;
   impl_->w.topo = std::move(topo);
   impl_->w.nic_params = nic;
   impl_->w.workload = std::move(workload);
@@ -206,7 +208,7 @@ void unpin_this_thread() {
 std::unique_ptr<GrowingMbufPool> fabric_pool(const FabricWorld& w) {
   auto p = std::make_unique<GrowingMbufPool>(
       "rl_fabric" + std::to_string(g_pool_seq.fetch_add(1)),
-      fabric_pool_mbufs(w.topo.switches.size()), kPacketNotePrivSize,
+      fabric_pool_mbufs(w.topo.switches.size(), w.pool_mbufs), kPacketNotePrivSize,
       static_cast<uint16_t>(fabric_mbuf_room(w.nic_params.mtu) + RTE_PKTMBUF_HEADROOM),
       kFabricPoolChunk);
   p->keep_free();
@@ -643,7 +645,8 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
   facts.events = res.events;
   facts.peak_rss_kb = peak_rss_kb();
   facts.frames_on_wires_at_end = on_wires;
-  const FabricMemory mem = estimate_fabric_memory(w.topo, &w.workload);  // as the refusal
+  const FabricMemory mem =
+      estimate_fabric_memory(w.topo, &w.workload, w.pool_mbufs);  // as the refusal
   for (size_t s = 0; s < w.sw.size(); ++s)
     facts.memory.switch_bytes.push_back({w.sw[s].name, mem.per_switch[s]});
   facts.memory.pool_mbufs = pool_owner->populated();

@@ -110,8 +110,11 @@ std::optional<std::string> fabric_output_problem(const Topology& topo, const Wor
 class FabricRun {
  public:
   // Needs EAL. Builds every switch (its config's hash_seed mixed with the
-  // run's seed and the switch's index) and NIC. Throws FabricError.
-  FabricRun(Topology topo, NicParams nic, Workload workload, uint64_t seed);
+  // run's seed and the switch's index) and NIC. `pool_mbufs`: the most
+  // packet buffers each pool may make (0: fabric_pool_mbufs' default; a
+  // pool that runs dry drops no_buffer). Throws FabricError.
+  FabricRun(Topology topo, NicParams nic, Workload workload, uint64_t seed,
+            uint32_t pool_mbufs = 0);
   ~FabricRun();
 
   FabricResult run(const FabricRunOptions& opt);

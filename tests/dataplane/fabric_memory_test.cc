@@ -63,6 +63,19 @@ TEST(FabricMemory, ThePoolsMostGrowsWithTheSwitches) {
   EXPECT_EQ(fabric_pool_mbufs(1000), 4'194'303u);
 }
 
+// --pool-mbufs replaces the default, and the estimate counts what it asks.
+TEST(FabricMemory, ThePoolsMostCanBeAskedForAndIsEstimated) {
+  EXPECT_EQ(fabric_pool_mbufs(1000, 8'388'607), 8'388'607u);
+  EXPECT_EQ(fabric_pool_mbufs(12, 1024), 1024u);
+  const Topology t = load_topology_file(kConweave);
+  const FabricMemory base = estimate_fabric_memory(t);
+  const uint32_t twice = 2 * fabric_pool_mbufs(t.switches.size());
+  const FabricMemory more = estimate_fabric_memory(t, nullptr, twice);
+  EXPECT_EQ(more.total - base.total, more.packet_pool - base.packet_pool);
+  EXPECT_GT(more.packet_pool, base.packet_pool * 19 / 10);
+  EXPECT_LT(estimate_fabric_memory(t, nullptr, 1024).packet_pool, base.packet_pool / 100);
+}
+
 TEST(FabricMemory, BuffersHoldTheLargestFrameAndNoMore) {
   EXPECT_EQ(fabric_mbuf_room(1024), roce_data_frame_bytes(1024) + 64);
   EXPECT_LT(fabric_mbuf_room(1024), 2048u);

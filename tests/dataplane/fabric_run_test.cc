@@ -95,13 +95,14 @@ class FabricRunTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(base_); }
 
   Outcome run(const std::string& workload_yaml, const std::vector<std::string>& sets = {},
-              uint64_t seed = 1, const std::string& name = "out", uint64_t until_ns = 0) {
+              uint64_t seed = 1, const std::string& name = "out", uint64_t until_ns = 0,
+              uint32_t pool_mbufs = 0) {
     const std::string topo_file =
         std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml";
     Topology topo = load_topology_file(topo_file, sets);
     Workload wl = load_workload_text(workload_yaml, "test.yaml", ".", topo, seed);
     const NicParams nic = topo.nic;
-    FabricRun engine(std::move(topo), nic, std::move(wl), seed);
+    FabricRun engine(std::move(topo), nic, std::move(wl), seed, pool_mbufs);
     FabricRunOptions opt;
     opt.out_dir = (base_ / name).string();
     opt.until_ns = until_ns;
@@ -200,6 +201,28 @@ TEST_F(FabricRunTest, TwoFlowsHashedOntoOneUplinkShareItAndSprayingSplitsThem) {
   }
   for (const Flow& f : sprayed_gbn.flows) gbn_retx += f.retransmitted;
   EXPECT_LT(sr_retx * 10, gbn_retx);
+}
+
+// --pool-mbufs: a pool smaller than what the switches would queue runs
+// dry; every frame that found no buffer is a no_buffer drop of the switch
+// it reached, the run conserves frames, and go-back-N still delivers.
+TEST_F(FabricRunTest, APoolTooSmallDropsNoBufferAndSaysSo) {
+  const std::string wl = "type: incast\nreceiver: h0\nsenders: 7\nsize: 256KB\n";
+  const Outcome small = run(wl, {}, 1, "small", 0, 1024);
+  EXPECT_TRUE(small.result.conserved);
+  EXPECT_EQ(small.summary["cost"]["memory"]["packet_pool"]["max_mbufs"], 1024);
+  uint64_t no_buffer = 0;
+  for (const char* sw : {"leaf0", "leaf1", "spine0", "spine1"}) {
+    const Json c = Json::parse(slurp(fs::path(small.dir) / (std::string(sw) + ".counters.json")));
+    for (const Json& p : c["ports"]) no_buffer += p["drops"]["no_buffer"].get<uint64_t>();
+  }
+  EXPECT_GT(no_buffer, 0u);
+  EXPECT_EQ(small.summary["switches"]["drops_total"], no_buffer);
+  for (const Flow& f : small.flows) EXPECT_TRUE(f.finished) << f.src;
+  // The default pool holds the whole incast: nothing dropped.
+  const Outcome full = run(wl, {}, 1, "full");
+  EXPECT_EQ(full.summary["switches"]["drops_total"], 0);
+  EXPECT_GT(full.summary["cost"]["memory"]["packet_pool"]["max_mbufs"].get<uint64_t>(), 1024u);
 }
 
 TEST_F(FabricRunTest, IncastWithPfcDropsNothingAndEndsAtTheReceiversLineRate) {
