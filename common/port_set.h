@@ -70,12 +70,25 @@ class PortSet {
   }
   bool operator==(const PortSet&) const = default;
 
-  // f(port) for each port of the set, in increasing order.
+  // f(port) for each port of the set, in increasing order. Most switches
+  // have at most 64 ports: the words past the first are looked at one by
+  // one only when one of them has a port.
   template <class F>
   void for_each(F&& f) const {
-    for (int i = 0; i < kWords; ++i)
-      for (uint64_t todo = w_[i]; todo != 0; todo &= todo - 1)
-        f(static_cast<uint16_t>(i * 64 + __builtin_ctzll(todo)));
+    uint64_t rest = 0;
+    for (int i = 1; i < kWords; ++i) rest |= w_[i];
+    each_bit(w_[0], 0, f);
+    if (rest == 0) return;
+    for (int i = 1; i < kWords; ++i) each_bit(w_[i], i * 64, f);
+  }
+
+  // As for_each, over the first W words only: for a caller that knows the
+  // set holds no port from 64 * W on (a switch of at most 64 ports walks one
+  // word, as port masks did before they were sets).
+  template <int W, class F>
+  void for_each_below(F&& f) const {
+    static_assert(W >= 1 && W <= kWords);
+    for (int i = 0; i < W; ++i) each_bit(w_[i], i * 64, f);
   }
 
   // Empties the set and returns what it held.
@@ -86,6 +99,11 @@ class PortSet {
   }
 
  private:
+  template <class F>
+  static void each_bit(uint64_t bits, int base, F& f) {
+    for (; bits != 0; bits &= bits - 1) f(static_cast<uint16_t>(base + __builtin_ctzll(bits)));
+  }
+
   std::array<uint64_t, kWords> w_{};
 };
 

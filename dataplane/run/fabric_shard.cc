@@ -98,11 +98,14 @@ uint64_t FabricShard::next_ps(unsigned parity) const {
 void FabricShard::run_window(uint64_t end_ps, unsigned parity) {
   parity_ = parity;
   if (error_) return;
+  // Frames outgrow the cache only in a large or loaded fabric; in a small
+  // one the prefetch finds every line there already and only costs.
+  const bool prefetch = pool_.populated() > kPrefetchFromMbufs;
   try {
     while (!q_.empty() && q_.top_time() < end_ps) {
       pool_.keep_free();  // what the event may allocate is there (growing_mbuf_pool.h)
       const Event e = q_.pop();
-      if (!q_.empty()) prefetch_frame(q_.top());
+      if (prefetch && !q_.empty()) prefetch_frame(q_.top());
       last_ps_ = e.t;
       ++events_;
       if (w_.recorder) w_.recorder->advance(e.t / 1000);
@@ -159,7 +162,7 @@ void FabricShard::meter(uint32_t wire, uint64_t now_ps, uint64_t start_ps, uint6
 
 void FabricShard::schedule_switch(uint32_t s) {
   SwitchNode& n = w_.sw[s];
-  n.clock->take_changed().for_each([&](uint16_t port) {
+  n.clock->take_changed([&](uint16_t port) {
     const uint64_t t = n.clock->next_ps(port);
     if (t < n.sched[port]) {
       n.sched[port] = t;

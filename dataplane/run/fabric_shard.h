@@ -108,6 +108,9 @@ class FabricShard {
   void push_flow(uint64_t t, Ev kind, uint32_t flow, bool timetable);
   void push_next_start();
   void push_next_accept();
+  // Mbufs made (frames once in flight) past which run_window prefetches
+  // the next event's frame: about 50 MB, more than the last-level cache.
+  static constexpr unsigned kPrefetchFromMbufs = 32768;
   void prefetch_frame(const Event& next) const;
   void meter(uint32_t wire, uint64_t now_ps, uint64_t start_ps, uint64_t bytes);
   void send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_t len, uint64_t start_ps,

@@ -10,6 +10,7 @@ namespace rocelb {
 SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp), ws_(dp.worker(0)) {
   next_.fill(kNever);
   for (uint16_t id : dp_.config().port_ids) ports_.add(id);
+  narrow_ = dp.port_slots() <= 64;
 }
 
 void SwitchClock::reset() {
@@ -62,18 +63,18 @@ void SwitchClock::begin_event(uint64_t now_ps) {
   const PfcGenerator& pfc = dp_.pfc();
   PortSet touched;
   if (pfc.may_poll(cfg.qos.pfc, cfg.qos.pfc.dynamic))
-    pfc.ports_to_poll(cfg.qos.pfc, ports_, cfg.qos.pfc.dynamic).for_each([&](uint16_t id) {
+    each_port(pfc.ports_to_poll(cfg.qos.pfc, ports_, cfg.qos.pfc.dynamic), [&](uint16_t id) {
       if (dp_.tx_poll(id, now_ns)) touched.add(id);
     });
   suppressed_ = pfc.suppressed_mask();
   // A refresh that became due needs its port looked at now.
-  touched.for_each([&](uint16_t id) {
+  each_port(touched, [&](uint16_t id) {
     const uint64_t next = dp_.next_tx_ps(id, now_ps);
     if (next < next_[id]) set_next(id, next);
   });
 }
 
-void SwitchClock::reschedule(PortSet touched, uint64_t now_ps, int skip) {
+void SwitchClock::reschedule(const PortSet& touched, uint64_t now_ps, int skip) {
   const SwitchConfig& cfg = dp_.config();
   // Dynamic thresholds and storms move every port's PFC state: of the
   // ports the event did not touch, those whose PFC generator may act now.
@@ -89,7 +90,7 @@ void SwitchClock::reschedule(PortSet touched, uint64_t now_ps, int skip) {
   const bool poll_all = dp_.num_workers() > 1;
   if (all) ports |= over;
   if (skip >= 0) ports.remove(static_cast<uint16_t>(skip));
-  ports.for_each([&](uint16_t id) {
+  each_port(ports, [&](uint16_t id) {
     // The event may have crossed XOFF or XON.
     if (poll_all || over.has(id)) dp_.tx_poll(id, now_ps / 1000);
     const uint64_t next = dp_.next_tx_ps(id, now_ps);

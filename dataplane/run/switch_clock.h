@@ -69,22 +69,38 @@ class SwitchClock {
   int earliest(uint64_t* at_ps) const;
   // Ports whose next_ps changed since the last call.
   PortSet take_changed() { return changed_.take(); }
+  // f(port) for each of them, in increasing order, and forgets them.
+  template <class F>
+  void take_changed(F&& f) {
+    each_port(changed_, f);
+    changed_ = PortSet{};
+  }
 
   Dataplane& dataplane() { return dp_; }
 
  private:
   // Polls the touched ports and moves their times earlier where they have
   // new work; `skip` is left alone.
-  void reschedule(PortSet touched, uint64_t now_ps, int skip);
+  void reschedule(const PortSet& touched, uint64_t now_ps, int skip);
   void set_next(uint16_t port, uint64_t at_ps);
+  // f(port) for each port of `s`, a set of this switch's ports: one word
+  // walked when they are all below 64.
+  template <class F>
+  void each_port(const PortSet& s, F&& f) const {
+    if (narrow_)
+      s.for_each_below<1>(f);
+    else
+      s.for_each(f);
+  }
   void sample_loads(uint64_t now_ns);
 
   Dataplane& dp_;
   WorkerState& ws_;  // worker 0's, the one that runs the switch
   std::array<uint64_t, kMaxPorts> next_{};
   PortSet changed_;
-  PortSet unlinked_;  // ports with nothing connected
-  PortSet ports_;     // the config's ports
+  PortSet unlinked_;     // ports with nothing connected
+  PortSet ports_;        // the config's ports
+  bool narrow_ = false;  // every port id below 64
   // No port's load meter closes an interval before this (begin_event
   // samples them only then).
   uint64_t next_sample_ns_ = 0;

@@ -34,6 +34,16 @@ TEST(PortSet, SpansEveryWordInIncreasingOrder) {
   EXPECT_EQ(taken.count(), 4);
 }
 
+TEST(PortSet, ForEachBelowWalksOnlyTheFirstWords) {
+  PortSet s;
+  for (uint16_t p : {3, 70, 200}) s.add(p);
+  std::vector<uint16_t> one, two;
+  s.for_each_below<1>([&](uint16_t p) { one.push_back(p); });
+  s.for_each_below<2>([&](uint16_t p) { two.push_back(p); });
+  EXPECT_EQ(one, (std::vector<uint16_t>{3}));
+  EXPECT_EQ(two, (std::vector<uint16_t>{3, 70}));
+}
+
 TEST(PortSet, FirstNAndIdsPastTheLastPort) {
   const PortSet f = PortSet::first(130);
   EXPECT_EQ(f.count(), 130);
