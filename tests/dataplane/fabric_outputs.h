@@ -1,11 +1,13 @@
 // What fabric tests compare: a file's bytes, and two run folders holding
 // the same outputs (every file the same bytes, summary.json without its
-// `cost`, the same file names in both).
+// `cost`, the same file names in both); and where a test writes them.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,16 @@
 #include <string>
 
 namespace rocelb::test {
+
+// An empty folder of the running test's own under the temp directory
+// (`prefix`, the process and the test's name): the caller removes it.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (prefix + std::to_string(::getpid()) + "_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  return dir;
+}
 
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);

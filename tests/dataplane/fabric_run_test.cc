@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dataplane/run/fabric_run.h"
+#include "fabric_outputs.h"
 #include "test_support.h"
 
 namespace rocelb {
@@ -43,12 +44,7 @@ struct Outcome {
   }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 std::vector<Flow> read_flows(const fs::path& csv) {
   std::vector<Flow> out;
@@ -87,10 +83,7 @@ class FabricRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_NO_THROW(test::start_eal());
-    base_ = fs::temp_directory_path() /
-            ("rocelb_fabric_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(base_);
+    base_ = test::fresh_test_dir("rocelb_fabric_");
   }
   void TearDown() override { fs::remove_all(base_); }
 

@@ -36,10 +36,7 @@ class FabricThreads : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_NO_THROW(test::start_eal());
-    base_ = fs::temp_directory_path() /
-            ("rocelb_threads_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(base_);
+    base_ = test::fresh_test_dir("rocelb_threads_");
   }
   void TearDown() override { fs::remove_all(base_); }
 

@@ -31,10 +31,7 @@ class FabricWideSwitch : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_NO_THROW(test::start_eal());
-    base_ = fs::temp_directory_path() /
-            ("rocelb_wide_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(base_);
+    base_ = test::fresh_test_dir("rocelb_wide_");
   }
   void TearDown() override { fs::remove_all(base_); }
 
@@ -69,7 +66,9 @@ TEST_F(FabricWideSwitch, ALeafOf130PortsForwardsOnEveryPort) {
   // port sends and receives, both uplinks carry traffic.
   std::string wl = "flows:\n";
   for (int i = 0; i < 128; ++i) {
-    const std::string a = "h" + std::to_string(i), b = "h" + std::to_string(128 + i);
+    std::string a("h"), b("h");
+    a += std::to_string(i);
+    b += std::to_string(128 + i);
     wl += "  - {src: " + a + ", dst: " + b + ", size: 20KB, start: 0}\n";
     wl += "  - {src: " + b + ", dst: " + a + ", size: 20KB, start: 0}\n";
   }
@@ -93,7 +92,10 @@ TEST_F(FabricWideSwitch, PfcPausesPortsPastTheFirstWord) {
   // link congests, leaf1 pauses the spines, the spines pause leaf0's
   // uplinks, leaf0 pauses its hosts on ports past 63.
   std::string wl = "type: incast\nreceiver: h200\nsenders: [";
-  for (int i = 64; i < 128; ++i) wl += (i > 64 ? ", h" : "h") + std::to_string(i);
+  for (int i = 64; i < 128; ++i) {
+    wl += i > 64 ? ", h" : "h";
+    wl += std::to_string(i);
+  }
   wl += "]\nsize: 128KB\n";
   const fs::path out =
       run(wl, 1, "one", {"nic.dcqcn.enabled=false", "qos.pfc.xoff=16KB", "qos.pfc.xon=8KB"});
