@@ -49,7 +49,7 @@ class PortSet {
     for (uint64_t x : w_) n += __builtin_popcountll(x);
     return n;
   }
-  uint64_t word(int i) const { return w_[i]; }
+  // Word i: ports 64 * i .. 64 * i + 63 (AtomicPortSet::load).
   void set_word(int i, uint64_t bits) { w_[i] = bits; }
 
   PortSet& operator|=(const PortSet& o) {
