@@ -491,7 +491,7 @@ void FabricRun::Impl::start() {
       w.sw[l.a_sw].clock->link(l.a_port, false, 0);
       w.sw[l.b_sw].clock->link(l.b_port, false, 0);
     }
-  for (SwitchNode& n : w.sw) n.clock->take_changed();
+  for (SwitchNode& n : w.sw) n.clock->take_changed([](uint16_t) {});
   finished = 0;
   phase_left.assign(w.phase_flows.size(), 0);
   for (const FabricFlow& f : w.workload.flows) ++phase_left[f.phase];

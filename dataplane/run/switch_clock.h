@@ -23,9 +23,10 @@
 // After an event only the ports it touched, and (dynamic thresholds, a
 // storm's start or end) those whose PFC generator may act, are polled and
 // rescheduled; no other port's time can move. A port's next time only moves
-// earlier when another port's event touches it; at that time depart() finds nothing to send and
-// reschedules it. Ports whose time changed since the last take_changed() are reported as a bit
-// set, so a caller with many switches keeps one event heap.
+// earlier when another port's event touches it; at that time depart()
+// finds nothing to send and reschedules it. take_changed() walks the ports
+// whose time changed since it last ran, so a caller with many switches
+// keeps one event heap.
 //
 // Knobs: none (the Dataplane's config). Counters: none of its own; the
 // Dataplane counts everything (PortTx::count_tx on each departure).
@@ -67,9 +68,8 @@ class SwitchClock {
   // The earliest port's time and that port (-1 when every port is idle);
   // ties go to the lower port.
   int earliest(uint64_t* at_ps) const;
-  // Ports whose next_ps changed since the last call.
-  PortSet take_changed() { return changed_.take(); }
-  // f(port) for each of them, in increasing order, and forgets them.
+  // f(port) for each port whose next_ps changed since the last call, in
+  // increasing order; forgets them.
   template <class F>
   void take_changed(F&& f) {
     each_port(changed_, f);

@@ -104,8 +104,6 @@ Shape read_shape(const KeyReader& r, const YAML::Node& root) {
     r.fail("hosts_per_leaf", "hosts_per_leaf + spines is " +
                                  std::to_string(s.hosts_per_leaf + s.spines) +
                                  ": a leaf has at most " + std::to_string(kMaxPorts) + " ports");
-  if (s.leaves > uint32_t(kMaxPorts))
-    r.fail("leaves", "a spine has at most " + std::to_string(kMaxPorts) + " ports");
   m.read("planes", s.planes);
   m.read("host_speed", s.host_speed);
   m.read("uplink_speed", s.uplink_speed);
