@@ -9,9 +9,14 @@
 //      links.csv meter);
 //   2. flows accepted by their receiver, by flow;
 //   3. flows started by their sender, by flow;
-//   4. a switch port's look (by port) or a host's wake-up.
-// Events of equal time at different nodes touch nothing in common; the
-// queue takes them in an order fixed by the run's own steps.
+//   4. a switch port's look (by switch, then port), then a host's wake-up
+//      (by host).
+// Events of equal time at different nodes touch nothing in common; they
+// are still ordered by what they are and where (arrivals by wire, flows by
+// flow, looks and wake-ups by node), so that no two events a run can hold
+// at once have the same (time, order): the order of every pop, and of the
+// lines of one time-ordered file across switches (--events), is the same
+// whatever the queue's inner structure.
 // Knobs: none. Counters: none.
 #pragma once
 
@@ -55,8 +60,15 @@ inline constexpr uint64_t order_accept(uint32_t flow) {
 inline constexpr uint64_t order_start(uint32_t flow) {
   return uint64_t{2} << kEventDetailBits | flow;
 }
-inline constexpr uint64_t order_look(uint16_t port) {
-  return uint64_t{3} << kEventDetailBits | port;
+// Looks and wake-ups: one bit for hosts (after switches), 25 for the node,
+// 8 for the port.
+inline constexpr uint64_t order_look(uint32_t sw, uint16_t port) {
+  return uint64_t{3} << kEventDetailBits | uint64_t{sw} << 8 | (port & 0xFFu);
 }
+inline constexpr uint64_t order_wake(uint32_t host) {
+  return uint64_t{3} << kEventDetailBits | uint64_t{1} << 33 | uint64_t{host} << 8;
+}
+// Nodes of one kind the orders tell apart.
+inline constexpr uint32_t kMaxOrderedNodes = uint32_t{1} << 25;
 
 }  // namespace rocelb

@@ -17,6 +17,7 @@
 #include "dataplane/record/link_meters.h"
 #include "dataplane/record/run_recorder.h"
 #include "dataplane/run/switch_clock.h"
+#include "dataplane/run/wake_keys.h"
 #include "dataplane/sim/fabric_report.h"
 #include "dataplane/sim/nic_params.h"
 #include "dataplane/sim/roce_nic.h"
@@ -53,7 +54,7 @@ struct SwitchNode {
 // A host's NIC port (one per host, or one per plane: Topology::port()).
 struct HostNode {
   std::unique_ptr<RoceNic> nic;
-  uint64_t sched = kNeverPs;  // time of the live kHostWake event
+  WakeKeys wake;  // its kHostWake events
   Peer peer;
   uint32_t meter = 0;
   FrameSink capture;

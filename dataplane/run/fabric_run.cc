@@ -461,6 +461,11 @@ void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs
 // The shards (fabric_partition.h): each node told its shard, each shard
 // its own packet pool (shard 0 the one the switches were built with).
 void FabricRun::Impl::make_shards(uint32_t threads, uint64_t link_window_ns) {
+  // The event order tells nodes apart by index (fabric_event.h).
+  if (w.sw.size() >= kMaxOrderedNodes || w.hosts.size() >= kMaxOrderedNodes)
+    throw FabricError("the fabric has " + std::to_string(w.sw.size()) + " switches and " +
+                      std::to_string(w.hosts.size()) + " host ports: at most " +
+                      std::to_string(kMaxOrderedNodes - 1) + " of each");
   const FabricPartition part = partition_fabric(w.topo, threads);
   extra_pools.clear();
   for (uint32_t k = 1; k < part.shards; ++k) extra_pools.push_back(fabric_pool(w));
@@ -485,7 +490,7 @@ void FabricRun::Impl::start() {
     n.clock->reset();
     std::fill(n.sched.begin(), n.sched.end(), kNeverPs);
   }
-  for (HostNode& h : w.hosts) h.sched = kNeverPs;
+  for (HostNode& h : w.hosts) h.wake.clear();
   for (const FabricLink& l : w.topo.links)
     if (!l.up) {
       w.sw[l.a_sw].clock->link(l.a_port, false, 0);

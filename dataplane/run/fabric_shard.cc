@@ -120,9 +120,7 @@ void FabricShard::run_window(uint64_t end_ps, unsigned parity) {
           on_to_host(e);
           break;
         case Ev::kHostWake:
-          if (w_.hosts[e.a].sched != e.t) break;  // superseded by an earlier wake
-          w_.hosts[e.a].sched = kNeverPs;
-          host_send(e.a, e.t);
+          on_host_wake(e);
           break;
         case Ev::kFlowAccept:
           accept_flow(e.a, e.t);
@@ -166,7 +164,7 @@ void FabricShard::schedule_switch(uint32_t s) {
     const uint64_t t = n.clock->next_ps(port);
     if (t < n.sched[port]) {
       n.sched[port] = t;
-      push(t, order_look(port), Ev::kPort, s, port);
+      push(t, order_look(s, port), Ev::kPort, s, port);
     }
   });
 }
@@ -175,9 +173,20 @@ void FabricShard::schedule_host(uint32_t h, uint64_t now_ps) {
   // The NIC says when it could act; never before now.
   HostNode& host = w_.hosts[h];
   const uint64_t t = std::max(host.nic->next_wakeup_ps(), now_ps);
-  if (t < host.sched) {
-    host.sched = t;
-    push(t, order_look(0), Ev::kHostWake, h, 0);
+  if (host.wake.want(t)) push(t, order_wake(h), Ev::kHostWake, h, 0);
+}
+
+void FabricShard::on_host_wake(const Event& e) {
+  HostNode& host = w_.hosts[e.a];
+  switch (host.wake.pop(e.t)) {
+    case WakeKeys::Popped::kDue:
+      host_send(e.a, e.t);
+      break;
+    case WakeKeys::Popped::kPushAgain:
+      push(host.wake.time(), order_wake(e.a), Ev::kHostWake, e.a, 0);
+      break;
+    case WakeKeys::Popped::kStale:
+      break;
   }
 }
 

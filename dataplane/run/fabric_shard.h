@@ -124,6 +124,7 @@ class FabricShard {
   void on_port(const Event& e);
   void on_to_switch(const Event& e);
   void on_to_host(const Event& e);
+  void on_host_wake(const Event& e);
 
   FabricWorld& w_;
   uint32_t index_;
