@@ -80,9 +80,10 @@ struct alignas(64) WorkerState {
   // initialise it: parse results, and one group's members per burst.
   std::array<ParsedPacket, 32> parsed;
   std::array<MemberPath, kMaxLbMembers> paths{};
-  // Egress ports this worker handed packets to since the switch clock
-  // last looked (it reschedules only those ports).
-  PortSet enqueued_ports;
+  // Ports whose transmission this worker changed since the switch clock
+  // last looked (it reschedules only those ports): packets handed to
+  // them, or a pause received on them.
+  PortSet touched_ports;
   LcoreStats lcore;
 };
 

@@ -80,7 +80,7 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
     b.step[i] = Step::kDone;
   }
   if (lossless_drops) pfc.count_lossless_drops(b.in_port, tc, lossless_drops);
-  b.ws.enqueued_ports.add(port);
+  b.ws.touched_ports.add(port);
   if (n) {
     // Counted in before the hand-off: the TX owner may send them at once.
     pfc.add(b.in_port, tc, bytes);  // every class: pfc_enable may change while it is queued

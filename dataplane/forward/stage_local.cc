@@ -79,6 +79,7 @@ void mac_control(Burst& b, uint16_t i) {
     return;
   }
   ++b.ic[pfc ? PortCounter::consumed_pfc : PortCounter::consumed_pause];
+  b.ws.touched_ports.add(b.in_port);  // what it may send, and when, changed
   b.consume(i);
 }
 

@@ -74,19 +74,23 @@ void SwitchClock::begin_event(uint64_t now_ps) {
   });
 }
 
-void SwitchClock::reschedule(const PortSet& touched, uint64_t now_ps, int skip) {
+void SwitchClock::reschedule(const PortSet& touched, const PortSet& held, uint64_t now_ps,
+                             int skip) {
   const SwitchConfig& cfg = dp_.config();
   // Dynamic thresholds and storms move every port's PFC state: of the
   // ports the event did not touch, those whose PFC generator may act now.
   const bool all = cfg.qos.pfc.dynamic || dp_.pfc().suppressed_mask() != suppressed_;
   PortSet ports = touched & ports_;
-  // Of those ports (all: of every port), the ones whose PFC generator may
-  // act now (one threshold for all of them): a poll of any other does
-  // nothing (PfcGenerator::ports_to_poll), unless other workers' pause
-  // frames wait in its inbox.
+  // Of those ports and the ones whose held bytes moved (all: of every
+  // port), the ones whose PFC generator may act now (one threshold for all
+  // of them): a poll of any other does nothing (PfcGenerator::ports_to_poll),
+  // unless other workers' pause frames wait in its inbox. When none may
+  // act, held bytes that moved change no port's time: those ports are left.
   PortSet over;
-  if (dp_.pfc().may_poll(cfg.qos.pfc, true))
+  if (dp_.pfc().may_poll(cfg.qos.pfc, true)) {
+    ports |= held & ports_;
     over = dp_.pfc().ports_to_poll(cfg.qos.pfc, all ? ports_ : ports, true);
+  }
   const bool poll_all = dp_.num_workers() > 1;
   if (all) ports |= over;
   if (skip >= 0) ports.remove(static_cast<uint16_t>(skip));
@@ -107,11 +111,9 @@ void SwitchClock::arrive(uint16_t port, rte_mbuf* m, uint32_t len, uint64_t now_
   } else {
     process_burst(dp_, 0, port, &m, 1, now_ps / 1000);
   }
-  // The ingress port (its held bytes, a received pause) and where the frame
-  // was queued.
-  PortSet touched = ws_.enqueued_ports.take();
-  touched.add(port);
-  reschedule(touched, now_ps, -1);
+  // Where the frame was queued or a pause it carried applies; the ingress
+  // port's held bytes moved.
+  reschedule(ws_.touched_ports.take(), PortSet::of(port), now_ps, -1);
 }
 
 rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps) {
@@ -135,7 +137,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   }
   set_next(port, dp_.next_tx_ps(port, std::max(now_ps, t.shaper.wire_free_ps())));
   // The departure released buffer: an ingress port may now owe its peer an XON.
-  reschedule(t.released_ports.take(), now_ps, port);
+  reschedule(PortSet{}, t.released_ports.take(), now_ps, port);
   return m;
 }
 

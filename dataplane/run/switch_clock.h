@@ -8,13 +8,16 @@
 //                        PFC refreshes due now polled (only a port asserting
 //                        XOFF can owe one; with dynamic thresholds also one
 //                        over the threshold: PfcGenerator::ports_to_poll)
-//   arrive(port, m, now) the pipeline on one frame; the ingress port and
-//                        every port the frame was queued on are re-polled
-//                        (an XOFF crossing) and rescheduled
+//   arrive(port, m, now) the pipeline on one frame; every port the frame
+//                        was queued on (or whose pause it carried) is
+//                        re-polled and rescheduled, and the ingress port
+//                        too while a PFC generator may act (an XOFF
+//                        crossing)
 //   depart(port, now)    at most one frame off the port (a due PFC frame
-//                        first), counted as transmitted; the port and the
-//                        ingress ports whose held bytes it released are
-//                        rescheduled (an XON may be owed)
+//                        first), counted as transmitted; the port is
+//                        rescheduled, and while a PFC generator may act
+//                        the ingress ports whose held bytes it released
+//                        (an XON may be owed)
 //   link(port, up, now)  a link fault; a downed port flushes at its next look
 //   set_unlinked(port)   a port with nothing connected (a fabric port no
 //                        link of the topology names): what it sends is
@@ -79,9 +82,10 @@ class SwitchClock {
   Dataplane& dataplane() { return dp_; }
 
  private:
-  // Polls the touched ports and moves their times earlier where they have
-  // new work; `skip` is left alone.
-  void reschedule(const PortSet& touched, uint64_t now_ps, int skip);
+  // Polls the touched ports, and those whose held bytes moved while a PFC
+  // generator may act, and moves their times earlier where they have new
+  // work; `skip` is left alone.
+  void reschedule(const PortSet& touched, const PortSet& held, uint64_t now_ps, int skip);
   void set_next(uint16_t port, uint64_t at_ps);
   // f(port) for each port of `s`, a set of this switch's ports: one word
   // walked when they are all below 64.
