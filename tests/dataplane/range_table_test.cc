@@ -1,7 +1,8 @@
 // RangeTable (dataplane/forward/range_table.h) on its own: a lookup of one
 // address (its own path) and of a burst find the range a brute-force model
 // finds, at every start, just below it, 0 and the top address, for tables
-// of one range to hundreds; IPv4 and IPv6 keys.
+// of one range to hundreds (IPv4: both sides of the two-step search's 256
+// ranges); IPv4 and IPv6 keys.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -50,7 +51,7 @@ Key random_key(std::mt19937_64& rng) {
 template <typename Key>
 void check(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  for (size_t n : {0, 1, 2, 3, 7, 16, 33, 100, 400}) {
+  for (size_t n : {0, 1, 2, 3, 7, 8, 16, 33, 100, 127, 128, 400}) {
     RangeTable<Key> t(n);
     std::vector<Added<Key>> ps;
     std::vector<Key> keys = {Key(0), static_cast<Key>(~Key(0))};
