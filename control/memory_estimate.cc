@@ -71,8 +71,12 @@ MemoryItem route_tables(const ConfigParams& cfg, uint64_t page) {
   const uint64_t next_hops = 2 + cfg.ports.size() + targets;
 
   // Up to kCompactRoutesMax prefixes a family: a range table (range_table.h),
-  // 2 * prefixes + 1 ranges of a start, a next hop and a length.
-  const uint64_t compact_v4 = (2 * uint64_t{n.routes_v4} + 1) * (4 + 4 + 1);
+  // 2 * prefixes + 1 ranges of a start, a next hop and a length; IPv4 up to
+  // 256 ranges also its two-step index: 16 starts, then every start, padded
+  // to a multiple of 16.
+  const uint64_t ranges_v4 = 2 * uint64_t{n.routes_v4} + 1;
+  const uint64_t seek_v4 = ranges_v4 <= 256 ? 4 * 16 * (1 + (ranges_v4 + 15) / 16) : 0;
+  const uint64_t compact_v4 = ranges_v4 * (4 + 4 + 1) + seek_v4;
   const uint64_t compact_v6 = (2 * uint64_t{n.routes_v6} + 1) * (16 + 4 + 1);
   // IPv4, DIR-24-8 (dir24_8_create): tbl24, tbl8 groups (+1), their bitmap.
   const uint64_t want_v4 = uint64_t{n.tbl8_v4} + 16;

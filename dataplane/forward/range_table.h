@@ -36,6 +36,8 @@ class RangeTable {
     start_.reserve(2 * prefixes + 1);
     nh_.reserve(2 * prefixes + 1);
     len_.reserve(2 * prefixes + 1);
+    if (kSeeks && 2 * prefixes + 1 <= kSeekRanges)
+      seek_.reserve(kSeekWidth * (1 + (2 * prefixes + 1 + kSeekWidth - 1) / kSeekWidth));
     start_.push_back(0);
     nh_.push_back(0);
     len_.push_back(0);  // 0: no prefix; otherwise the prefix length + 1
