@@ -15,6 +15,7 @@ constexpr uint64_t kRowNumberBytes = 20 + 20 + 12 + 5;
 uint32_t LinkMeters::add_link(std::string from, std::string to, uint64_t speed_bps) {
   row_bytes_ += from.size() + to.size() + kRowNumberBytes;
   links_.push_back(Link{std::move(from), std::move(to), speed_bps, {}});
+  open_.emplace_back();
   return static_cast<uint32_t>(links_.size() - 1);
 }
 
@@ -23,6 +24,7 @@ void LinkMeters::start(uint64_t window_ns, OutputBudget* budget) {
   budget_ = budget;
   windows_.clear();
   for (Link& l : links_) l.bytes.clear();
+  std::fill(open_.begin(), open_.end(), Open{});
 }
 
 bool LinkMeters::use_window(uint64_t w, uint64_t now_ns) {
@@ -59,10 +61,24 @@ void add_to_window(std::vector<std::pair<uint64_t, uint64_t>>& b, uint64_t w, ui
 }
 
 void LinkMeters::add_window(uint32_t i, uint64_t w, uint64_t wire_bytes) {
-  add_to_window(links_[i].bytes, w, wire_bytes);
+  Open& o = open_[i];
+  if (o.w != w) {
+    if (o.w != Open::kNone) add_to_window(links_[i].bytes, o.w, o.bytes);
+    o = Open{w, 0};
+  }
+  o.bytes += wire_bytes;
+}
+
+void LinkMeters::close_open() {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    Open& o = open_[i];
+    if (o.w != Open::kNone) add_to_window(links_[i].bytes, o.w, o.bytes);
+    o = Open{};
+  }
 }
 
 bool LinkMeters::write(std::FILE* f, uint64_t end_ns) {
+  close_open();
   // The run's last window, as every run's file has had it.
   if (!budget_ || !budget_->stopped()) use_window(end_ns / window_ns_, end_ns);
   // After a stop, only the windows that had ended: they are whole.

@@ -81,6 +81,39 @@ TEST(LinkMeters, IdleWindowsHaveNoRowsButTheRunsLastWindowDoes) {
   EXPECT_EQ(m.windows(), 3u);
 }
 
+// A link's bytes wait in its open window until it carries bytes in another
+// one: going back to an earlier window and forward again counts each
+// window's bytes once, in order; a new run starts from nothing.
+TEST(LinkMeters, ALinkGoingBackAndForthBetweenWindowsCountsEachOnce) {
+  LinkMeters m;
+  const uint32_t a = m.add_link("h0", "leaf0:0", 100'000'000'000);
+  const uint32_t b = m.add_link("h1", "leaf0:1", 100'000'000'000);
+  m.start(1000, nullptr);    // windows of 1 us
+  m.add(a, 500'000, 100);    // window 0
+  m.add(a, 1'500'000, 200);  // window 1
+  m.add(b, 1'600'000, 7);
+  m.add(a, 600'000, 10);     // back to window 0
+  m.add(a, 1'700'000, 20);   // window 1 again
+  m.add(a, 2'500'000, 300);  // window 2
+  m.add(a, 2'600'000, 30);
+  EXPECT_EQ(written(m, 2'900),
+            "h0,leaf0:0,0,110,0.0088\n"
+            "h0,leaf0:0,1000,220,0.0176\n"
+            "h0,leaf0:0,2000,330,0.0264\n"
+            "h1,leaf0:1,0,0,0.0000\n"
+            "h1,leaf0:1,1000,7,0.0006\n"
+            "h1,leaf0:1,2000,0,0.0000\n");
+  m.start(1000, nullptr);
+  m.add(a, 2'500'000, 1000);  // a run that ends without writing
+  m.start(1000, nullptr);     // another, in the same windows: nothing carried over
+  m.add(b, 1'500'000, 5);
+  EXPECT_EQ(written(m, 2'900),
+            "h0,leaf0:0,1000,0,0.0000\n"
+            "h0,leaf0:0,2000,0,0.0000\n"
+            "h1,leaf0:1,1000,5,0.0004\n"
+            "h1,leaf0:1,2000,0,0.0000\n");
+}
+
 TEST(LinkMeters, EachNewWindowTakesItsRowsRoomAndAStopEndsTheFile) {
   OutputBudget budget(1000);
   LinkMeters m;
