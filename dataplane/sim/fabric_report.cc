@@ -79,6 +79,15 @@ void put(std::string& out, const std::optional<double>& v) {
   const auto r = std::to_chars(b, b + sizeof b, *v, std::chars_format::fixed, 4);
   out.append(b, r.ptr);
 }
+void put(std::string& out, const std::string& s) {
+  out += s;
+}
+// The fields, comma-separated.
+template <class First, class... Rest>
+void put_row(std::string& out, const First& first, const Rest&... rest) {
+  put(out, first);
+  ((out += ',', put(out, rest)), ...);
+}
 
 }  // namespace
 
@@ -92,27 +101,8 @@ std::string flows_csv(const std::vector<FlowRecord>& flows) {
   out += planes ? ",plane\n" : "\n";
   out.reserve(out.size() + flows.size() * 96);
   for (const FlowRecord& f : flows) {
-    put(out, f.id);
-    (out += ',') += f.src;
-    (out += ',') += f.dst;
-    out += ',';
-    put(out, f.size_bytes);
-    out += ',';
-    put(out, f.start_ns);
-    out += ',';
-    put(out, f.finish_ns);
-    out += ',';
-    put(out, f.fct_ns());
-    out += ',';
-    put(out, f.ideal_fct_ns);
-    out += ',';
-    put(out, f.slowdown());
-    out += ',';
-    put(out, f.packets);
-    out += ',';
-    put(out, f.retransmitted_packets);
-    out += ',';
-    put(out, f.cnps_received);
+    put_row(out, f.id, f.src, f.dst, f.size_bytes, f.start_ns, f.finish_ns, f.fct_ns(),
+            f.ideal_fct_ns, f.slowdown(), f.packets, f.retransmitted_packets, f.cnps_received);
     if (planes) {
       out += ',';
       put(out, uint64_t{f.plane.value_or(0)});
