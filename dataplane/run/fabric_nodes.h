@@ -43,7 +43,7 @@ struct SwitchNode {
   std::unique_ptr<Dataplane> dp;
   std::unique_ptr<SwitchClock> clock;
   // Per port id (Dataplane::port_slots of them):
-  std::vector<uint64_t> sched;  // time of the live kPort event
+  std::vector<WakeKeys> wake;  // its kPort events
   std::vector<Peer> peer;
   std::vector<uint32_t> meter;  // its wire: its link direction in links.csv
   std::vector<FrameSink> capture;

@@ -235,7 +235,7 @@ void FabricRun::Impl::make_switches() {
     n.dp->set_control_pool(pool);
     n.clock = std::make_unique<SwitchClock>(*n.dp);
     const size_t slots = n.dp->port_slots();
-    n.sched.assign(slots, kNeverPs);
+    n.wake.assign(slots, WakeKeys{});
     n.peer.assign(slots, Peer{});
     n.meter.assign(slots, 0);
     n.capture = std::vector<FrameSink>(slots);
@@ -488,7 +488,7 @@ void FabricRun::Impl::make_shards(uint32_t threads, uint64_t link_window_ns) {
 void FabricRun::Impl::start() {
   for (SwitchNode& n : w.sw) {
     n.clock->reset();
-    std::fill(n.sched.begin(), n.sched.end(), kNeverPs);
+    for (WakeKeys& k : n.wake) k.clear();
   }
   for (HostNode& h : w.hosts) h.wake.clear();
   for (const FabricLink& l : w.topo.links)

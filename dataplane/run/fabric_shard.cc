@@ -120,7 +120,7 @@ void FabricShard::run_window(uint64_t end_ps, unsigned parity) {
           on_to_host(e);
           break;
         case Ev::kHostWake:
-          on_host_wake(e);
+          if (due(w_.hosts[e.a].wake, e, order_wake(e.a))) host_send(e.a, e.t);
           break;
         case Ev::kFlowAccept:
           accept_flow(e.a, e.t);
@@ -162,10 +162,7 @@ void FabricShard::schedule_switch(uint32_t s) {
   SwitchNode& n = w_.sw[s];
   n.clock->take_changed([&](uint16_t port) {
     const uint64_t t = n.clock->next_ps(port);
-    if (t < n.sched[port]) {
-      n.sched[port] = t;
-      push(t, order_look(s, port), Ev::kPort, s, port);
-    }
+    if (n.wake[port].want(t)) push(t, order_look(s, port), Ev::kPort, s, port);
   });
 }
 
@@ -176,18 +173,17 @@ void FabricShard::schedule_host(uint32_t h, uint64_t now_ps) {
   if (host.wake.want(t)) push(t, order_wake(h), Ev::kHostWake, h, 0);
 }
 
-void FabricShard::on_host_wake(const Event& e) {
-  HostNode& host = w_.hosts[e.a];
-  switch (host.wake.pop(e.t)) {
+bool FabricShard::due(WakeKeys& keys, const Event& e, uint64_t order) {
+  switch (keys.pop(e.t)) {
     case WakeKeys::Popped::kDue:
-      host_send(e.a, e.t);
-      break;
+      return true;
     case WakeKeys::Popped::kPushAgain:
-      push(host.wake.time(), order_wake(e.a), Ev::kHostWake, e.a, 0);
-      break;
+      push(keys.time(), order, e.kind, e.a, e.b);
+      return false;
     case WakeKeys::Popped::kStale:
-      break;
+      return false;
   }
+  return false;
 }
 
 // A frame onto a wire: a wire delivers in the order it sends, so its
@@ -297,8 +293,7 @@ void FabricShard::host_send(uint32_t h, uint64_t now_ps) {
 // captured), and the port's next look scheduled.
 void FabricShard::on_port(const Event& e) {
   SwitchNode& n = w_.sw[e.a];
-  if (n.sched[e.b] != e.t) return;  // superseded by an earlier look
-  n.sched[e.b] = kNeverPs;
+  if (!due(n.wake[e.b], e, order_look(e.a, static_cast<uint16_t>(e.b)))) return;
   const uint64_t now = e.t;
   n.clock->begin_event(now);
   uint64_t start = 0;

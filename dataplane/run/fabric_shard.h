@@ -121,10 +121,13 @@ class FabricShard {
   void start_flow(uint32_t f, uint64_t now_ps);
   void accept_flow(uint32_t f, uint64_t now_ps);
   void collect(uint32_t h, uint64_t now_ps);
+  // A look's or a wake-up's key popped (its node's WakeKeys, the order it
+  // was pushed with): true when the node is due now; a stale key that
+  // stands for a later one pushes it.
+  bool due(WakeKeys& keys, const Event& e, uint64_t order);
   void on_port(const Event& e);
   void on_to_switch(const Event& e);
   void on_to_host(const Event& e);
-  void on_host_wake(const Event& e);
 
   FabricWorld& w_;
   uint32_t index_;
