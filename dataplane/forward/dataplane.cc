@@ -60,6 +60,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
       t->queues[c].init(tag + "q" + std::to_string(id) + "_" + std::to_string(c), ring_capacity,
                         nw == 1);
       t->queue_ptrs[c] = &t->queues[c];
+      t->queues[c].attach_mask(&t->nonempty, static_cast<uint8_t>(1u << c), nw == 1);
     }
     const std::string inbox = tag + "pause" + std::to_string(id);
     t->pause_inbox = alloc_ring(inbox, sizeof(PauseEvent), kPauseInboxSize, RING_F_SC_DEQ);

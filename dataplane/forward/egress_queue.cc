@@ -73,18 +73,22 @@ uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, 
   // Another producer may have filled the queue since the caller read its
   // depth: give back from the tail until the burst fits.
   while (keep > 0 && before + kept > limit) kept -= len[--keep];
-  packets_.fetch_add(keep, std::memory_order_relaxed);
+  packets_.fetch_add(keep, std::memory_order_seq_cst);
   ROCELB_TSAN_RELEASE(ring_);
   const uint32_t queued =
       keep ? rte_ring_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts), keep, nullptr) : 0;
   for (uint32_t i = queued; i < keep; ++i) kept -= len[i];  // ring full
   if (kept != bytes) bytes_.fetch_sub(bytes - kept, std::memory_order_relaxed);
   if (queued != keep) {
-    packets_.fetch_sub(keep - queued, std::memory_order_relaxed);
+    const uint64_t back = keep - queued;
+    // A consumer that emptied the ring meanwhile left the bit to this
+    // reservation: clear it if the queue is empty now.
+    if (packets_.fetch_sub(back, std::memory_order_seq_cst) == back && mask_) clear_bit();
     // The caller counts these dropped next: out of the depth first
     // (Dataplane::snapshot reads drops before depths).
     std::atomic_thread_fence(std::memory_order_release);
   }
+  if (queued && mask_) set_bit();  // in the ring: the owner may take them
   const uint64_t now = before + kept;
   uint64_t wm = watermark_.load(std::memory_order_relaxed);
   while (now > wm && !watermark_.compare_exchange_weak(wm, now, std::memory_order_relaxed)) {

@@ -138,9 +138,7 @@ uint16_t PortTx::dequeue(const SwitchConfig& cfg, bool link_up, uint64_t now_ps,
   if (cfg.qos.watchdog.enabled && now_ns >= watchdog_next_ns) watchdog_poll(cfg, now_ns);
   // Which queues hold packets, read once per call: the scheduler looks
   // only at those (queues that fill meanwhile wait for the next call).
-  uint8_t ready = 0;
-  for (int c = 0; c < kNumTrafficClasses; ++c)
-    if (!queues[c].empty()) ready |= static_cast<uint8_t>(1u << c);
+  const uint8_t ready = nonempty.load(std::memory_order_relaxed);
   if (!pfc_pending && ready == 0) return 0;
   blocked = pause.paused_mask(now_ns);
   uint16_t n = 0;
@@ -299,11 +297,8 @@ uint64_t PortTx::next_tx_ps(const SwitchConfig& cfg, bool link_up, uint64_t now_
     if (ns != UINT64_MAX) pfc_due = std::max(ns * 1000, now_ps);
   }
   const uint8_t paused = pause.paused_mask(now_ps / 1000);
-  bool sendable = false, waiting = false;
-  for (int c = 0; c < kNumTrafficClasses; ++c) {
-    if (queues[c].empty()) continue;
-    ((paused >> c) & 1 ? waiting : sendable) = true;
-  }
+  const uint8_t held = nonempty.load(std::memory_order_relaxed);
+  const bool sendable = (held & ~paused) != 0, waiting = (held & paused) != 0;
   // A paused lossless queue, or one in a storm: the watchdog must look on time.
   if (cfg.qos.watchdog.enabled && (waiting || storms_ != 0))
     pfc_due = std::min(pfc_due, std::max(watchdog_next_ns * 1000, now_ps));

@@ -143,14 +143,12 @@ class PortTx {
     for (const auto& q : queues) d += q.depth_bytes();
     return d;
   }
-  bool empty() const {
-    for (const auto& q : queues)
-      if (!q.empty()) return false;
-    return true;
-  }
+  bool empty() const { return nonempty.load(std::memory_order_relaxed) == 0; }
 
   std::array<EgressQueue, kNumTrafficClasses> queues;
   std::array<EgressQueue*, kNumTrafficClasses> queue_ptrs{};
+  // Bit c set while queues[c] holds packets (EgressQueue::attach_mask).
+  std::atomic<uint8_t> nonempty{0};
   PortScheduler scheduler;
   Shaper shaper;
   LoadMeter load{16'000, 16384};
