@@ -36,6 +36,15 @@ struct Peer {
   uint64_t speed_bps = 0;
   uint64_t delay_ps = 0;
   bool connected = false;
+  // 8 Tb / speed_bps when it divides exactly (100G: 80 ps a byte), else 0.
+  uint64_t ps_per_byte = 0;
+
+  static Peer wire(bool to_host, uint32_t index, uint16_t port, uint64_t speed_bps,
+                   uint64_t delay_ps) {
+    constexpr uint64_t kPsBits = 8'000'000'000'000;
+    const uint64_t per_byte = speed_bps && kPsBits % speed_bps == 0 ? kPsBits / speed_bps : 0;
+    return Peer{to_host, index, port, speed_bps, delay_ps, true, per_byte};
+  }
 };
 
 struct SwitchNode {

@@ -263,8 +263,8 @@ void FabricRun::Impl::connect() {
     SwitchNode& b = w.sw[l.b_sw];
     const uint64_t ab = speed_of(l.a_sw, l.a_port), ba = speed_of(l.b_sw, l.b_port);
     const uint64_t delay = l.delay_ns * 1000;
-    a.peer[l.a_port] = Peer{false, l.b_sw, l.b_port, ab, delay, true};
-    b.peer[l.b_port] = Peer{false, l.a_sw, l.a_port, ba, delay, true};
+    a.peer[l.a_port] = Peer::wire(false, l.b_sw, l.b_port, ab, delay);
+    b.peer[l.b_port] = Peer::wire(false, l.a_sw, l.a_port, ba, delay);
     a.meter[l.a_port] =
         add_meter(port_name(a.name, l.a_port), port_name(b.name, l.b_port), ab, delay);
     b.meter[l.b_port] =
@@ -281,10 +281,10 @@ void FabricRun::Impl::connect() {
     HostNode& host = w.hosts[h];
     host.nic = std::make_unique<RoceNic>(w.nic_params, addr);
     const uint64_t delay = fh.delay_ns * 1000;
-    host.peer = Peer{false, fh.sw, fh.port, fh.speed_bps, delay, true};
+    host.peer = Peer::wire(false, fh.sw, fh.port, fh.speed_bps, delay);
     SwitchNode& leaf = w.sw[fh.sw];
     const uint64_t down = speed_of(fh.sw, fh.port);
-    leaf.peer[fh.port] = Peer{true, static_cast<uint32_t>(h), 0, down, delay, true};
+    leaf.peer[fh.port] = Peer::wire(true, static_cast<uint32_t>(h), 0, down, delay);
     const std::string name = w.topo.port_name(h);
     host.meter = add_meter(name, port_name(leaf.name, fh.port), fh.speed_bps, delay);
     leaf.meter[fh.port] = add_meter(port_name(leaf.name, fh.port), name, down, delay);
