@@ -29,8 +29,8 @@ uint8_t PfcGenerator::suppressed_mask() const {
 
 uint64_t PfcGenerator::total_held_bytes(const PfcConfig& cfg) const {
   uint64_t total = 0;
-  for (int p = 0; p < kPfcPriorities; ++p)
-    if ((cfg.enable_mask >> p) & 1) total += prio_held_[p].load(kRelaxed);
+  for (uint32_t m = cfg.enable_mask; m != 0; m &= m - 1)
+    total += prio_held_[__builtin_ctz(m)].load(kRelaxed);
   return total;
 }
 
