@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "control/human_units.h"
 #include "control/units.h"
@@ -23,13 +24,19 @@ std::string with_commas(uint64_t v) {
   return s;
 }
 
-// Whether switch s's port p has a link or a host.
-bool connected(const Topology& topo, uint32_t s, uint16_t p) {
-  for (const FabricLink& l : topo.links)
-    if ((l.a_sw == s && l.a_port == p) || (l.b_sw == s && l.b_port == p)) return true;
-  for (size_t k = 0; k < topo.port_count(); ++k)
-    if (topo.port(k).sw == s && topo.port(k).port == p) return true;
-  return false;
+// Per switch, per port id: whether the port has a link or a host.
+std::vector<std::vector<bool>> connected_ports(const Topology& topo) {
+  std::vector<std::vector<bool>> on(topo.switches.size());
+  auto mark = [&](uint32_t s, uint16_t p) {
+    if (on[s].size() <= p) on[s].resize(p + 1u, false);
+    on[s][p] = true;
+  };
+  for (const FabricLink& l : topo.links) {
+    mark(l.a_sw, l.a_port);
+    mark(l.b_sw, l.b_port);
+  }
+  for (size_t k = 0; k < topo.port_count(); ++k) mark(topo.port(k).sw, topo.port(k).port);
+  return on;
 }
 
 uint64_t packets_of(uint64_t size, uint32_t mtu) {
@@ -65,12 +72,13 @@ FabricOutputEstimate estimate_fabric_output(const Topology& topo, const Workload
     if (f.phase == 0) first = std::min(first, f.start_ns);
   if (plan.record.timeline_ns) {
     uint64_t rows = 7 * topo.port_count(), members = 0;
+    const std::vector<std::vector<bool>> on = connected_ports(topo);
     for (uint32_t s = 0; s < topo.switches.size(); ++s) {
       const ConfigParams& p = topo.switches[s].params;
       const uint64_t lossless =
           static_cast<uint64_t>(std::popcount(p.qos.lossless.pfc.enable_mask));
       for (const PortParams& port : p.ports)
-        if (connected(topo, s, port.id)) rows += 5 + 5 * 2 + 4 * lossless;
+        if (port.id < on[s].size() && on[s][port.id]) rows += 5 + 5 * 2 + 4 * lossless;
       for (const GroupParams& g : p.groups)
         members += g.members.size() * (uses_quality(g.mode) ? 2 : 1);
     }

@@ -77,18 +77,19 @@ std::vector<Best> search(const Topology& topo, const std::vector<std::vector<uin
   return best;
 }
 
-std::vector<PathLink> path_from(const Topology& topo, const std::vector<Best>& best,
-                                const FabricHost& a, const FabricHost& b) {
-  if (a.sw != b.sw && best[b.sw].hops == UINT32_MAX) return {};  // no way through
-  std::vector<PathLink> path{{a.speed_bps, a.delay_ns}};
-  std::vector<PathLink> middle;
+// Into `path`: the source's host link, the switch links back from b's
+// switch to a's (reversed), the destination's host link.
+void path_from(const Topology& topo, const std::vector<Best>& best, const FabricHost& a,
+               const FabricHost& b, std::vector<PathLink>& path) {
+  path.clear();
+  if (a.sw != b.sw && best[b.sw].hops == UINT32_MAX) return;  // no way through
+  path.push_back({a.speed_bps, a.delay_ns});
   for (uint32_t v = b.sw; v != a.sw; v = best[v].from) {
     const FabricLink& l = topo.links[static_cast<size_t>(best[v].via_link)];
-    middle.push_back({l.speed_bps, l.delay_ns});
+    path.push_back({l.speed_bps, l.delay_ns});
   }
-  path.insert(path.end(), middle.rbegin(), middle.rend());
+  std::reverse(path.begin() + 1, path.end());
   path.push_back({b.speed_bps, b.delay_ns});
-  return path;
 }
 
 }  // namespace
@@ -97,6 +98,7 @@ struct HostPaths::Impl {
   const Topology& topo;
   std::vector<std::vector<uint32_t>> adj;
   std::vector<std::vector<Best>> from;  // per source switch, empty until asked
+  std::vector<PathLink> path;           // the last path() returned
 };
 
 HostPaths::HostPaths(const Topology& topo)
@@ -105,12 +107,13 @@ HostPaths::HostPaths(const Topology& topo)
 
 HostPaths::~HostPaths() = default;
 
-std::vector<PathLink> HostPaths::path(uint32_t src, uint32_t dst) {
+const std::vector<PathLink>& HostPaths::path(uint32_t src, uint32_t dst) {
   const FabricHost& a = impl_->topo.port(src);
   const FabricHost& b = impl_->topo.port(dst);
   std::vector<Best>& best = impl_->from.at(a.sw);
   if (best.empty()) best = search(impl_->topo, impl_->adj, a.sw);
-  return path_from(impl_->topo, best, a, b);
+  path_from(impl_->topo, best, a, b, impl_->path);
+  return impl_->path;
 }
 
 std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst) {

@@ -41,12 +41,13 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
 // search from a switch done once, on its first flow, and kept (a vector of
 // 32 bytes a switch per source switch: a k=32 fat tree's 512 edge switches
 // keep 21 MB). Same paths as host_path. The topology must outlive it and
-// not change.
+// not change. A path is built in a vector the object keeps (no allocation
+// once it has grown), valid until the next call.
 class HostPaths {
  public:
   explicit HostPaths(const Topology& topo);
   ~HostPaths();
-  std::vector<PathLink> path(uint32_t src, uint32_t dst);
+  const std::vector<PathLink>& path(uint32_t src, uint32_t dst);
 
  private:
   struct Impl;
