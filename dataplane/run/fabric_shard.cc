@@ -191,7 +191,7 @@ bool FabricShard::due(WakeKeys& keys, const Event& e, uint64_t order) {
 void FabricShard::send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_t len,
                              uint64_t start_ps, const uint8_t* bytes) {
   const uint64_t on_wire = to.ps_per_byte ? (uint64_t{len} + kWireOverheadBytes) * to.ps_per_byte
-                                           : wire_ps(len, to.speed_bps);
+                                          : wire_ps(len, to.speed_bps);
   const uint64_t at = start_ps + on_wire + to.delay_ps;
   const uint32_t shard = to.to_host ? w_.hosts[to.index].shard : w_.sw[to.index].shard;
   if (shard == index_) {
