@@ -617,7 +617,7 @@ void RoceNic::queue_ack(RecvQp& r) {
   c.sport = r.sport;
   c.dscp = r.ack_dscp;
   c.syndrome = kAethAck;
-  r.ack_abs = f.push_back(c);
+  r.ack_abs = push_ctrl(p_.ack_prio(), c);
 }
 
 void RoceNic::queue_nak(RecvQp& r, uint64_t idx) {
@@ -631,7 +631,7 @@ void RoceNic::queue_nak(RecvQp& r, uint64_t idx) {
   c.sport = r.sport;
   c.dscp = r.ack_dscp;
   c.syndrome = kAethNakPsnSeqError;
-  ctrl_[p_.ack_prio()].push_back(c);
+  push_ctrl(p_.ack_prio(), c);
 }
 
 void RoceNic::queue_cnp(uint32_t dst_ip, uint32_t dst_qpn, uint16_t sport) {
@@ -642,7 +642,7 @@ void RoceNic::queue_cnp(uint32_t dst_ip, uint32_t dst_qpn, uint16_t sport) {
   c.dst_qpn = dst_qpn;
   c.sport = sport;
   c.dscp = p_.dcqcn.cnp_dscp;
-  ctrl_[p_.dcqcn.cnp_802p_prio].push_back(c);
+  push_ctrl(p_.dcqcn.cnp_802p_prio, c);
 }
 
 void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
@@ -669,7 +669,7 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
     c.sport = done.sport;
     c.dscp = done.ack_dscp;
     c.syndrome = kAethAck;
-    ctrl_[p_.ack_prio()].push_back(c);
+    push_ctrl(p_.ack_prio(), c);
     done.expiry_ps = now_ps + done_keep_ps_;
     done_fifo_.push_back({done.expiry_ps, pp.bth_dest_qp});
     return;
@@ -885,8 +885,8 @@ void RoceNic::receive(const uint8_t* frame, uint32_t len, uint64_t now_ps) {
 uint64_t RoceNic::next_wakeup_ps() const {
   uint64_t t = heap_.empty() ? kNever : heap_.front().t;
   uint64_t s = kNever;
-  for (uint8_t pr = 0; pr < 8; ++pr)
-    if (!ctrl_[pr].empty()) s = std::min(s, resume_ps(pr));
+  for (uint32_t m = ctrl_mask_; m != 0; m &= m - 1)
+    s = std::min(s, resume_ps(static_cast<uint8_t>(__builtin_ctz(m))));
   if (!ready_.empty()) s = std::min(s, resume_ps(p_.data_priority));
   if (s != kNever) s = std::max(s, wire_free_ps_);
   return std::min(t, s);
@@ -904,8 +904,8 @@ uint32_t RoceNic::poll(uint64_t now_ps, uint8_t* buf, uint32_t cap, uint64_t* st
   const uint8_t paused = pause_->paused_mask(now_ps / 1000);
   int best = -1;
   uint64_t best_seq = kNever;
-  for (int pr = 0; pr < 8; ++pr) {
-    if (ctrl_[pr].empty() || ((paused >> pr) & 1)) continue;
+  for (uint32_t m = ctrl_mask_ & ~uint32_t{paused}; m != 0; m &= m - 1) {
+    const int pr = __builtin_ctz(m);
     if (ctrl_[pr].front().seq < best_seq) {
       best = pr;
       best_seq = ctrl_[pr].front().seq;
@@ -915,6 +915,7 @@ uint32_t RoceNic::poll(uint64_t now_ps, uint8_t* buf, uint32_t cap, uint64_t* st
   if (best >= 0) {
     const Ctrl c = ctrl_[best].front();
     ctrl_[best].pop_front();
+    if (ctrl_[best].empty()) ctrl_mask_ &= static_cast<uint8_t>(~(1u << best));
     len = build_ctrl(c, buf);
   } else if (!((paused >> p_.data_priority) & 1)) {
     while (len == 0 && !ready_.empty()) {

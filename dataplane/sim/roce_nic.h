@@ -430,7 +430,12 @@ class RoceNic {
   std::unordered_map<uint64_t, int64_t> flow_index_;  // >= 0: sq_ slot; < 0: -1 - completed_ index
   std::vector<NicFlowStats> completed_;
   std::vector<TimerEntry> heap_;
-  std::array<Ring<Ctrl>, 8> ctrl_;             // per priority
+  std::array<Ring<Ctrl>, 8> ctrl_;  // per priority
+  uint8_t ctrl_mask_ = 0;           // bit p: ctrl_[p] holds frames
+  uint64_t push_ctrl(uint8_t prio, const Ctrl& c) {
+    ctrl_mask_ |= static_cast<uint8_t>(1u << prio);
+    return ctrl_[prio].push_back(c);
+  }
   Ring<std::pair<uint32_t, uint32_t>> ready_;  // (slot, gen) of sendable QPs
   FrameSpec spec_;
   std::vector<uint8_t> scratch_;
