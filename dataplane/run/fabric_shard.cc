@@ -193,7 +193,9 @@ void FabricShard::send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_
   const uint64_t on_wire = to.ps_per_byte ? (uint64_t{len} + kWireOverheadBytes) * to.ps_per_byte
                                           : wire_ps(len, to.speed_bps);
   const uint64_t at = start_ps + on_wire + to.delay_ps;
-  const uint32_t shard = to.to_host ? w_.hosts[to.index].shard : w_.sw[to.index].shard;
+  // One shard: every node is its own (no look at the far node's record).
+  const uint32_t shard =
+      shards_ == 1 ? index_ : (to.to_host ? w_.hosts[to.index].shard : w_.sw[to.index].shard);
   if (shard == index_) {
     q_.push_lane(
         wire, at, order_arrival(wire),

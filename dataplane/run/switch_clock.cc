@@ -77,6 +77,10 @@ void SwitchClock::begin_event(uint64_t now_ps) {
 void SwitchClock::reschedule(const PortSet& touched, const PortSet& held, uint64_t now_ps,
                              int skip) {
   const SwitchConfig& cfg = dp_.config();
+  // No PFC generator may act: only the touched ports can have new work (a
+  // departure touches none).
+  const bool may = dp_.pfc().may_poll(cfg.qos.pfc, true);
+  if (!may && touched.empty()) return;
   // Dynamic thresholds and storms move every port's PFC state: of the
   // ports the event did not touch, those whose PFC generator may act now.
   const bool all = cfg.qos.pfc.dynamic || dp_.pfc().suppressed_mask() != suppressed_;
@@ -87,7 +91,7 @@ void SwitchClock::reschedule(const PortSet& touched, const PortSet& held, uint64
   // unless other workers' pause frames wait in its inbox. When none may
   // act, held bytes that moved change no port's time: those ports are left.
   PortSet over;
-  if (dp_.pfc().may_poll(cfg.qos.pfc, true)) {
+  if (may) {
     ports |= held & ports_;
     over = dp_.pfc().ports_to_poll(cfg.qos.pfc, all ? ports_ : ports, true);
   }
