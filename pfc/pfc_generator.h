@@ -127,16 +127,20 @@ class PfcGenerator {
   }
   // add() before packets of `port`'s priority `prio` are handed to an egress
   // queue; release() when they leave it (sent, flushed or dropped there).
+  // With one writer (set_one_writer: a switch of one worker, whose queues
+  // are filled and drained by the same thread) the sums are kept with plain
+  // stores: readers still see whole values, and no locked add is paid.
   void add(uint16_t port, uint8_t prio, uint64_t bytes) {
     if (port >= num_ports_ || prio >= kPfcPriorities || bytes == 0) return;
-    ports_[port].held[prio].fetch_add(bytes, kRelaxed);
-    prio_held_[prio].fetch_add(bytes, kRelaxed);
+    move(ports_[port].held[prio], bytes);
+    move(prio_held_[prio], bytes);
   }
   void release(uint16_t port, uint8_t prio, uint64_t bytes) {
     if (port >= num_ports_ || prio >= kPfcPriorities || bytes == 0) return;
-    ports_[port].held[prio].fetch_sub(bytes, kRelaxed);
-    prio_held_[prio].fetch_sub(bytes, kRelaxed);
+    move(ports_[port].held[prio], 0 - bytes);
+    move(prio_held_[prio], 0 - bytes);
   }
+  void set_one_writer(bool one) { one_writer_ = one; }
 
   // The port's TX owner: true when a PFC frame must go out on `port` now,
   // ahead of its data; `out` then holds the class-enable vector and times.
@@ -208,6 +212,15 @@ class PfcGenerator {
   PortSet all_;  // ports 0..num_ports_-1
   // Bytes held per priority over every port (all priorities, so that a
   // change of pfc_enable finds them right).
+  // held += delta (mod 2^64: a release passes the negated bytes).
+  void move(A64& held, uint64_t delta) {
+    if (one_writer_)
+      held.store(held.load(kRelaxed) + delta, kRelaxed);
+    else
+      held.fetch_add(delta, kRelaxed);
+  }
+
+  bool one_writer_ = false;
   alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
   // Ports asserting XOFF on some priority: set and cleared by poll() with
   // an atomic read-modify-write when a port's asserted set becomes

@@ -52,6 +52,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
                              std::string(rte_strerror(rte_errno)));
 
   pfc_ = std::make_unique<PfcGenerator>(port_slots_);
+  pfc_->set_one_writer(nw == 1);  // one worker fills and drains every queue
   const std::string tag = "rl" + std::to_string(seq) + "_";
   for (uint16_t id : config->port_ids) {
     const PortConfig& pc = config->ports[id];

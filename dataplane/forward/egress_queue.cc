@@ -67,13 +67,22 @@ uint32_t EgressQueue::enqueue_burst(rte_mbuf* const* pkts, const uint32_t* len, 
   std::atomic_thread_fence(std::memory_order_release);
   // Reserve first: the consumer may take these packets out the moment the
   // ring has them, and must find them counted.
-  const uint64_t before = bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  uint64_t before;
+  if (one_thread_) {
+    before = bytes_.load(std::memory_order_relaxed);
+    bytes_.store(before + bytes, std::memory_order_relaxed);
+  } else {
+    before = bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
   uint32_t keep = n;
   uint64_t kept = bytes;
   // Another producer may have filled the queue since the caller read its
   // depth: give back from the tail until the burst fits.
   while (keep > 0 && before + kept > limit) kept -= len[--keep];
-  packets_.fetch_add(keep, std::memory_order_seq_cst);
+  if (one_thread_)
+    packets_.store(packets_.load(std::memory_order_relaxed) + keep, std::memory_order_relaxed);
+  else
+    packets_.fetch_add(keep, std::memory_order_seq_cst);
   ROCELB_TSAN_RELEASE(ring_);
   const uint32_t queued =
       keep ? rte_ring_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts), keep, nullptr) : 0;

@@ -100,7 +100,8 @@ class EgressQueue {
     return m;
   }
   // This queue's bit in its port's non-empty mask; `one_thread`: the
-  // producer is the consumer's own thread.
+  // producer is the consumer's own thread (the depth is then kept with
+  // plain stores too).
   void attach_mask(std::atomic<uint8_t>* mask, uint8_t bit, bool one_thread) {
     mask_ = mask;
     bit_ = bit;
@@ -110,8 +111,16 @@ class EgressQueue {
   // Publishes the pops since the last commit.
   void commit() {
     if (popped_packets_ == 0) return;
-    bytes_.fetch_sub(popped_bytes_, std::memory_order_relaxed);
-    const uint64_t before = packets_.fetch_sub(popped_packets_, std::memory_order_seq_cst);
+    uint64_t before;
+    if (one_thread_) {  // the producer is this thread: no locked subtract
+      bytes_.store(bytes_.load(std::memory_order_relaxed) - popped_bytes_,
+                   std::memory_order_relaxed);
+      before = packets_.load(std::memory_order_relaxed);
+      packets_.store(before - popped_packets_, std::memory_order_relaxed);
+    } else {
+      bytes_.fetch_sub(popped_bytes_, std::memory_order_relaxed);
+      before = packets_.fetch_sub(popped_packets_, std::memory_order_seq_cst);
+    }
     if (mask_ && before == popped_packets_) clear_bit();
     dequeued_packets_ += popped_packets_;
     dequeued_bytes_ += popped_bytes_;

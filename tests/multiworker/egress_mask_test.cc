@@ -43,15 +43,20 @@ TEST_F(EgressMask, TheBitFollowsTheQueueOnOneThread) {
     q.attach_mask(&mask, 0x08, one_thread);
     ASSERT_EQ(put(q, frames(3)), 3u);
     EXPECT_EQ(mask.load(), 0x09);
+    EXPECT_EQ(q.depth_bytes(), 300u);  // the depth, kept both ways
+    EXPECT_EQ(q.depth_packets(), 3u);
     // Taken but not committed: still counted, still set.
     ASSERT_NE(q.peek(), nullptr);
     rte_pktmbuf_free(q.take());
     EXPECT_EQ(mask.load(), 0x09);
     q.commit();
     EXPECT_EQ(mask.load(), 0x09);  // two left
+    EXPECT_EQ(q.depth_bytes(), 200u);
+    EXPECT_EQ(q.depth_packets(), 2u);
     rte_pktmbuf_free(q.pop());
     rte_pktmbuf_free(q.pop());
     EXPECT_EQ(mask.load(), 0x01);
+    EXPECT_EQ(q.depth_bytes(), 0u);
     EXPECT_EQ(q.pop(), nullptr);
     // A burst the ring cannot take (8 slots, 7 usable) leaves the bit as
     // the queue is: set for what went in, and clear again once it is out.

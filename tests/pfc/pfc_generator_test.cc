@@ -223,31 +223,37 @@ TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
 }
 
 TEST(PfcGenerator, DynamicThreshold) {
-  // alpha = 2^0 = 1: XOFF when held > shared − total.
-  Gen g(dynamic_params(0, 1'000'000, 20'000), kTwoPorts);
-  EXPECT_EQ(g.xoff_threshold(), 1'000'000u);
-  EXPECT_EQ(g.xon_threshold(), 980'000u);
-  g.add(0, 3, 400'000);
-  EXPECT_EQ(g.xoff_threshold(), 600'000u);
-  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
-  g.add(0, 3, 100'000);  // held 500000, T 500000: not above
-  EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
-  g.add(0, 3, 1);  // held 500001 > T 499999
-  EXPECT_EQ(poll(g, 0, 10).class_enable, kP3);
-  // Another port fills: the threshold falls for everyone.
-  g.add(1, 3, 200'000);  // total 700001, T 299999
-  EXPECT_EQ(g.xoff_threshold(), 299'999u);
-  EXPECT_EQ(poll(g, 1, 20).class_enable, 0);  // 200000 <= T
-  // Port 0 resumes when held < T − 20000, T = 800000 − held: held < 390000.
-  g.release(0, 3, 500'001 - 390'000);
-  EXPECT_EQ(g.xon_threshold(), 390'000u);
-  EXPECT_EQ(poll(g, 0, 30).class_enable, 0);
-  g.release(0, 3, 1);
-  PfcFrameRequest r = poll(g, 0, 40);
-  EXPECT_EQ(r.class_enable, kP3);
-  EXPECT_EQ(r.quanta[3], 0);
-  EXPECT_EQ(g.counters(0, 3, 40).pfc_tx_xon_frames, 1u);
-  EXPECT_EQ(g.xoff_asserted_ns(0, 3, 1'000), 30u);
+  // The same with held bytes kept by locked adds and by a single writer's
+  // plain stores (a switch of one worker).
+  for (const bool one_writer : {false, true}) {
+    SCOPED_TRACE(one_writer ? "one writer" : "locked adds");
+    // alpha = 2^0 = 1: XOFF when held > shared − total.
+    Gen g(dynamic_params(0, 1'000'000, 20'000), kTwoPorts);
+    g.g.set_one_writer(one_writer);
+    EXPECT_EQ(g.xoff_threshold(), 1'000'000u);
+    EXPECT_EQ(g.xon_threshold(), 980'000u);
+    g.add(0, 3, 400'000);
+    EXPECT_EQ(g.xoff_threshold(), 600'000u);
+    EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+    g.add(0, 3, 100'000);  // held 500000, T 500000: not above
+    EXPECT_EQ(poll(g, 0, 0).class_enable, 0);
+    g.add(0, 3, 1);  // held 500001 > T 499999
+    EXPECT_EQ(poll(g, 0, 10).class_enable, kP3);
+    // Another port fills: the threshold falls for everyone.
+    g.add(1, 3, 200'000);  // total 700001, T 299999
+    EXPECT_EQ(g.xoff_threshold(), 299'999u);
+    EXPECT_EQ(poll(g, 1, 20).class_enable, 0);  // 200000 <= T
+    // Port 0 resumes when held < T − 20000, T = 800000 − held: held < 390000.
+    g.release(0, 3, 500'001 - 390'000);
+    EXPECT_EQ(g.xon_threshold(), 390'000u);
+    EXPECT_EQ(poll(g, 0, 30).class_enable, 0);
+    g.release(0, 3, 1);
+    PfcFrameRequest r = poll(g, 0, 40);
+    EXPECT_EQ(r.class_enable, kP3);
+    EXPECT_EQ(r.quanta[3], 0);
+    EXPECT_EQ(g.counters(0, 3, 40).pfc_tx_xon_frames, 1u);
+    EXPECT_EQ(g.xoff_asserted_ns(0, 3, 1'000), 30u);
+  }
 }
 
 TEST(PfcGenerator, DynamicAlphas) {
