@@ -6,6 +6,7 @@
 
 #include <rte_prefetch.h>
 
+#include "dataplane/forward/mbuf_handoff.h"
 #include "dataplane/forward/mbuf_util.h"
 #include "dataplane/run/fabric_run.h"
 #include "lb/lb_rng.h"
@@ -279,15 +280,28 @@ void FabricShard::start_flow(uint32_t i, uint64_t now_ps) {
 void FabricShard::host_send(uint32_t h, uint64_t now_ps) {
   HostNode& host = w_.hosts[h];
   uint64_t start = now_ps;
-  const uint32_t len =
-      host.nic->poll(now_ps, buf_.data(), static_cast<uint32_t>(buf_.size()), &start);
+  // The NIC builds its frame in a pool buffer when one holds its largest
+  // (no copy), else in buf_ and it is copied; none free: the frame is lost.
+  rte_mbuf* m = mbuf_alloc(pool_.get());
+  const bool direct = m && rte_pktmbuf_tailroom(m) >= host.nic->max_frame_len();
+  uint8_t* frame = direct ? rte_pktmbuf_mtod(m, uint8_t*) : buf_.data();
+  const uint32_t cap = direct ? rte_pktmbuf_tailroom(m) : static_cast<uint32_t>(buf_.size());
+  const uint32_t len = host.nic->poll(now_ps, frame, cap, &start);
   if (len > 0) {
     meter(host.meter, now_ps, start, len + kWireOverheadBytes);
     if (host.capture.is_open() &&
         w_.budget->take(FrameSink::record_bytes(len, 0, host.capture.pcapng()), start / 1000))
-      host.capture.write(start / 1000, buf_.data(), len, {});
-    rte_mbuf* m = mbuf_from_bytes(pool_.get(), buf_.data(), len);  // null: no buffer
-    send_frame(host.peer, host.meter, m, len, start, buf_.data());
+      host.capture.write(start / 1000, frame, len, {});
+    if (direct) {
+      m->data_len = static_cast<uint16_t>(len);
+      m->pkt_len = len;
+    } else {
+      if (m) mbuf_free(m);
+      m = mbuf_from_bytes(pool_.get(), frame, len);  // null: no buffer
+    }
+    send_frame(host.peer, host.meter, m, len, start, frame);
+  } else if (m) {
+    mbuf_free(m);
   }
   collect(h, now_ps);
   schedule_host(h, now_ps);
