@@ -21,6 +21,8 @@ static_assert((kNumTrafficClasses & (kNumTrafficClasses - 1)) == 0, "classes: a 
 
 class PortScheduler {
  public:
+  static constexpr uint32_t kAllClasses = (1u << kNumTrafficClasses) - 1;
+
   void configure(uint8_t strict_mask, const std::array<uint32_t, kNumTrafficClasses>& quantum) {
     strict_mask_ = strict_mask;
     quantum_ = quantum;
@@ -32,13 +34,18 @@ class PortScheduler {
   // counts once): the others are known empty and are not looked at.
   int pick(EgressQueue* const* queues, uint8_t blocked, uint8_t ready, rte_mbuf** head) {
     auto peek = [&](int c) -> rte_mbuf* { return (ready >> c) & 1 ? queues[c]->peek() : nullptr; };
-    for (int c = kNumTrafficClasses - 1; c >= 0; --c) {
-      if (!((strict_mask_ >> c) & 1) || ((blocked >> c) & 1)) continue;
-      if (rte_mbuf* m = peek(c)) {
+    // Strict classes that may send, highest first.
+    for (uint32_t s = strict_mask_ & ready & ~uint32_t{blocked}; s != 0;) {
+      const int c = 31 - __builtin_clz(s);
+      s &= ~(1u << c);
+      if (rte_mbuf* m = queues[c]->peek()) {
         *head = m;
         return c;
       }
     }
+    // The DWRR classes that may hold a sendable packet: a visit to any
+    // other finds nothing.
+    const uint32_t cand = ready & ~uint32_t{strict_mask_} & ~uint32_t{blocked};
     // DWRR over the rest: visit classes in turn from where the last pick
     // stopped; a class gets its quantum once per visit and sends while its
     // head fits in its deficit. When a whole round sends nothing (small
@@ -47,10 +54,25 @@ class PortScheduler {
     for (int pass = 0; pass < 3; ++pass) {
       for (int v = 0; v < kNumTrafficClasses; ++v) {
         const int c = cur_;
-        const bool is_blocked = (blocked >> c) & 1;
-        rte_mbuf* m = ((strict_mask_ >> c) & 1) || is_blocked ? nullptr : peek(c);
+        if (!((cand >> c) & 1)) {
+          // Visits that find nothing, up to the next candidate (or the end
+          // of this round), in one step: each leaves an idle class that is
+          // not blocked without credit, as visiting it would.
+          const uint32_t rot = (cand >> c | cand << (kNumTrafficClasses - c)) & kAllClasses;
+          const int steps =
+              std::min(rot ? __builtin_ctz(rot) : kNumTrafficClasses, kNumTrafficClasses - v);
+          const uint32_t span = (1u << steps) - 1;
+          const uint32_t visited = (span << c | span >> (kNumTrafficClasses - c)) & kAllClasses;
+          for (uint32_t z = visited & ~uint32_t{blocked}; z != 0; z &= z - 1)
+            deficit_[__builtin_ctz(z)] = 0;
+          cur_ = (c + steps) & (kNumTrafficClasses - 1);
+          credited_ = false;
+          v += steps - 1;
+          continue;
+        }
+        rte_mbuf* m = queues[c]->peek();
         if (!m) {
-          if (!is_blocked) deficit_[c] = 0;  // an idle class keeps no credit
+          deficit_[c] = 0;  // an idle class keeps no credit
           advance();
           continue;
         }
