@@ -31,6 +31,12 @@
 //                                            timer raised the rate since the
 //                                            last cut (false: timer or bytes)
 //   min_time_between_cnps          4 us      NP: at most one CNP per QP per this
+//   cnp_mode                       frame     NP: how a CE mark is told: a CNP
+//                                            frame (RoCEv2), or `ack`: BECN set
+//                                            in the next ACK/NAK of the QP
+//                                            (InfiniBand's BTH bit; the way
+//                                            HPCC's and ConWeave's ns-3 flag
+//                                            their ACKs), no CNP frames
 //   cnp_dscp                       48        NP: DSCP of CNPs
 //   cnp_802p_prio                  6         NP: priority of CNPs in the NIC (PFC)
 // Sources of the defaults: NVIDIA DOCA "DCQCN CC Parameters"
@@ -66,7 +72,9 @@
 //                 then RT ≤ max rate and RC = ⌈(RT + RC) / 2⌉. Back at the max
 //                 rate (RC = RT = max) the RP is idle: no timer, no counting.
 // NP (per QP): a CE-marked packet asks for a CNP; one is sent unless the last
-//   was sent less than min_time_between_cnps ago.
+//   was sent less than min_time_between_cnps ago. cnp_mode ack: every
+//   CE-marked packet sets BECN in the QP's next ACK or NAK (one still queued
+//   takes it too), and the RP reacts to each such ACK as to a CNP.
 // Counters: DcqcnRp::cuts() (rate cuts); the NIC counts CNPs.
 #pragma once
 
@@ -95,6 +103,7 @@ struct DcqcnParams {
   bool clamp_tgt_rate_after_time_inc = true;
   // Notification point (NVIDIA roce_np).
   uint32_t min_time_between_cnps = 4;  // us
+  bool cnp_in_ack = false;             // cnp_mode: ack (else frame)
   uint8_t cnp_dscp = 48;
   uint8_t cnp_802p_prio = 6;
 };

@@ -206,6 +206,12 @@ constexpr KeySpec kNicKeys[] = {
               .hi = kMaxTimerUs,
               .unit = "us",
               .def = "4"}),
+    at_start({.path = "nic.dcqcn.cnp_mode",
+              .kind = KeyKind::kChoice,
+              .help = "notification point: a CE mark is told by a CNP frame, or by BECN in the "
+                      "QP's next ACK/NAK (no CNP frames; as HPCC's and ConWeave's ns-3)",
+              .def = "frame",
+              .choices = "frame|ack"}),
     at_start({.path = "nic.dcqcn.cnp_dscp",
               .kind = KeyKind::kUint,
               .help = "notification point: DSCP of CNPs",

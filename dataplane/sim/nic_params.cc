@@ -24,6 +24,8 @@ void load_dcqcn(const KeyReader::Map& m, DcqcnParams& d) {
   m.read("clamp_tgt_rate", d.clamp_tgt_rate);
   m.read("clamp_tgt_rate_after_time_inc", d.clamp_tgt_rate_after_time_inc);
   m.read("min_time_between_cnps", d.min_time_between_cnps);
+  std::string mode;
+  if (m.read("cnp_mode", mode)) d.cnp_in_ack = mode == "ack";
   m.read("cnp_dscp", d.cnp_dscp);
   m.read("cnp_802p_prio", d.cnp_802p_prio);
 }

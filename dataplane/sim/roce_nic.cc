@@ -143,6 +143,7 @@ void RoceNic::fix_icrc(const FrameTemplate& t, uint8_t* buf) {
   const uint32_t vary_len = t.vary_end - kVaryFrom;
   uint8_t delta[kMaxVaryLen];
   for (uint32_t i = 0; i < vary_len; ++i) delta[i] = buf[kVaryFrom + i] ^ tmpl[kVaryFrom + i];
+  delta[kBth + kBthResv8aOffset - kVaryFrom] = 0;  // FECN/BECN: masked
   uint32_t fix = crc32_update(0, delta, vary_len);
   if (!t.advance.empty()) {
     uint32_t a = 0;
@@ -458,6 +459,10 @@ void RoceNic::on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_
     ++counters_.rx_unknown_qp;
     return;
   }
+  if (pp.bth_becn) {  // the receiver saw a CE mark (cnp_mode ack)
+    ++counters_.becn_acks_received;
+    congestion_notified(q, slot, now_ps);
+  }
   const int32_t d = psn_diff(pp.bth_psn, psn_at(q.ipsn, q.una));
   if (type == 0) {
     if (d < 0 || q.una + static_cast<uint64_t>(d) >= q.max) return;  // old, or not sent
@@ -497,8 +502,11 @@ void RoceNic::on_cnp(const ParsedPacket& pp, uint64_t now_ps) {
     ++counters_.rx_unknown_qp;
     return;
   }
-  const uint32_t slot = *found;
-  SendQp& q = sq_[slot];
+  congestion_notified(sq_[*found], *found, now_ps);
+}
+
+// A CNP, or an ACK/NAK with BECN, for the sending QP in `slot`.
+void RoceNic::congestion_notified(SendQp& q, uint32_t slot, uint64_t now_ps) {
   ++q.stats.cnps_received;
   if (!p_.dcqcn.enabled) return;
   const uint64_t cuts = q.rp.cuts();
@@ -605,6 +613,8 @@ void RoceNic::queue_ack(RecvQp& r) {
     Ctrl& c = f.at(r.ack_abs);
     c.psn = psn;
     c.msn = msn;
+    c.becn = c.becn || r.becn;
+    r.becn = false;
     return;
   }
   Ctrl c;
@@ -617,6 +627,8 @@ void RoceNic::queue_ack(RecvQp& r) {
   c.sport = r.sport;
   c.dscp = r.ack_dscp;
   c.syndrome = kAethAck;
+  c.becn = r.becn;
+  r.becn = false;
   r.ack_abs = push_ctrl(p_.ack_prio(), c);
 }
 
@@ -631,6 +643,8 @@ void RoceNic::queue_nak(RecvQp& r, uint64_t idx) {
   c.sport = r.sport;
   c.dscp = r.ack_dscp;
   c.syndrome = kAethNakPsnSeqError;
+  c.becn = r.becn;
+  r.becn = false;
   push_ctrl(p_.ack_prio(), c);
 }
 
@@ -682,7 +696,9 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
   }
   ++counters_.data_packets_received;
   if (pp.ecn == kEcnCe && p_.dcqcn.enabled) {
-    if (r.np.on_ce(p_.dcqcn, now_ps))
+    if (p_.dcqcn.cnp_in_ack)
+      r.becn = true;  // the QP's next ACK or NAK tells it
+    else if (r.np.on_ce(p_.dcqcn, now_ps))
       queue_cnp(r.src_ip, r.src_qpn, r.sport);
     else
       ++counters_.cnps_suppressed;
@@ -830,6 +846,10 @@ uint32_t RoceNic::build_ctrl(const Ctrl& c, uint8_t* buf) {
     uint8_t* aeth = bth + kBthLen;
     aeth[0] = c.syndrome;
     store_be24(aeth + 1, c.msn);
+    if (c.becn) {
+      bth[kBthResv8aOffset] |= kBthBecn;
+      ++counters_.becn_acks_sent;
+    }
     if (c.kind == CtrlKind::kAck)
       ++counters_.acks_sent;
     else

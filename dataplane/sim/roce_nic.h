@@ -60,7 +60,11 @@
 // packet no earlier than its last start + wire bytes × 8 / rate. Each
 // receiving QP has a notification point: a CE-marked data packet sends a CNP
 // (BTH 0x81, dest QP = the sender's QPN, 16 zero bytes, ICRC; DSCP cnp_dscp,
-// not ECT) at most once per min_time_between_cnps. Off: line rate, no CNPs.
+// not ECT) at most once per min_time_between_cnps. With cnp_mode ack no CNP
+// frame goes: the QP's next ACK or NAK carries BECN (the BTH's Resv8a bit
+// 0x40, InfiniBand's backward notification, masked by the ICRC), as HPCC's
+// and ConWeave's ns-3 flag their ACKs, and the sender reacts to each such
+// ACK as to a CNP. Off: line rate, no CNPs.
 //
 // One wire at speed_bps: a frame holds it (len + 20) × 8 / speed (preamble,
 // start delimiter and inter-frame gap, kWireOverheadBytes). Control frames
@@ -132,6 +136,8 @@ struct NicFlowStats {
   X(acks_received, "ACK frames received")                                                       \
   X(naks_received, "NAK frames received")                                                       \
   X(cnps_received, "CNP frames received")                                                       \
+  X(becn_acks_sent, "ACKs and NAKs sent with BECN set (cnp_mode ack: CE marks told)")           \
+  X(becn_acks_received, "ACKs and NAKs received with BECN set (each reacted to as a CNP)")      \
   X(rate_cuts, "DCQCN rate cuts")                                                               \
   X(rx_frames, "frames received")                                                               \
   X(rx_bytes, "bytes of the frames received")                                                   \
@@ -296,6 +302,7 @@ class RoceNic {
     uint16_t sport = 0;
     uint8_t dscp = 0;
     uint8_t syndrome = 0;
+    bool becn = false;  // cnp_mode ack: a CE mark told in this ACK/NAK
     CtrlKind kind = CtrlKind::kAck;
   };
 
@@ -333,6 +340,7 @@ class RoceNic {
     uint64_t e = 0;                 // expected packet index
     uint64_t nak_e = UINT64_MAX;    // go-back-N: e when the last NAK went
     uint64_t ack_abs = UINT64_MAX;  // its ACK still queued (Ring index), if any
+    bool becn = false;              // cnp_mode ack: a CE mark the next ACK/NAK tells
     DcqcnNp np;
     // Selective repeat.
     std::vector<uint64_t> bitmap;       // bit (i % sr_window): packet i held
@@ -367,6 +375,7 @@ class RoceNic {
   void rearm_rto(SendQp& q, uint32_t slot, uint64_t now_ps);
   uint32_t send_data(SendQp& q, uint32_t slot, uint64_t now_ps, uint8_t* buf);
   void on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_ps);
+  void congestion_notified(SendQp& q, uint32_t slot, uint64_t now_ps);
   void on_cnp(const ParsedPacket& pp, uint64_t now_ps);
   void complete(SendQp& q, uint32_t slot, uint64_t now_ps);
   void forget_stale_timers();

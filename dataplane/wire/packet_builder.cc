@@ -79,6 +79,7 @@ void write_bth_block(const FrameSpec& s, const L4Layout& l, uint8_t* p) {
   p[kBthFlagsOffset] = static_cast<uint8_t>((s.se ? kBthSe : 0) | (s.migreq ? kBthMigReq : 0) |
                                             (l.pad << 4) | s.tver);
   store_be16(p + kBthPkeyOffset, s.pkey);
+  p[kBthResv8aOffset] = s.becn ? kBthBecn : 0;
   store_be24(p + kBthDestQpOffset, s.dest_qp);
   p[kBthAckReqOffset] = s.ack_req ? kBthAckReq : 0;
   store_be24(p + kBthPsnOffset, s.psn);

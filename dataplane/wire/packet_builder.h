@@ -103,6 +103,7 @@ struct FrameSpec {
   uint16_t pkey = kDefaultPkey;
   uint32_t dest_qp = 0x000011;
   bool ack_req = false;
+  bool becn = false;  // InfiniBand's BECN in Resv8a (the ICRC masks it)
   uint32_t psn = 0;
   // Extension headers the opcode calls for (roce_ext_headers()).
   uint64_t reth_va = 0;

@@ -90,7 +90,8 @@ struct ParsedPacket {
   uint16_t bth_pkey = 0;
   uint32_t bth_dest_qp = 0;  // 24 bits
   bool bth_ack_req = false;
-  uint32_t bth_psn = 0;  // 24 bits
+  bool bth_becn = false;  // InfiniBand's backward congestion bit (Resv8a 0x40)
+  uint32_t bth_psn = 0;   // 24 bits
 
   // ARP (Ethernet/IPv4 only)
   uint16_t arp_op = 0;  // 1 request, 2 reply

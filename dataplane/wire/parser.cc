@@ -33,6 +33,7 @@ ParseResult parse_bth(const uint8_t* data, uint32_t off, uint32_t limit, ParsedP
   out.bth_pkey = load_be16(b + kBthPkeyOffset);
   out.bth_dest_qp = load_be24(b + kBthDestQpOffset);
   out.bth_ack_req = b[kBthAckReqOffset] & kBthAckReq;
+  out.bth_becn = b[kBthResv8aOffset] & kBthBecn;
   out.bth_psn = load_be24(b + kBthPsnOffset);
   return ParseResult::ok;
 }

@@ -28,13 +28,18 @@ inline constexpr uint8_t kGrhNextHeaderIba = 0x1b;  // GRH next header: IBA tran
 inline constexpr uint32_t kBthOpcodeOffset = 0;
 inline constexpr uint32_t kBthFlagsOffset = 1;  // SE 0x80, M 0x40, PadCnt 0x30, TVer 0x0f
 inline constexpr uint32_t kBthPkeyOffset = 2;
-inline constexpr uint32_t kBthResv8aOffset = 4;
+inline constexpr uint32_t kBthResv8aOffset = 4;  // FECN 0x80, BECN 0x40 (InfiniBand)
 inline constexpr uint32_t kBthDestQpOffset = 5;
 inline constexpr uint32_t kBthAckReqOffset = 8;  // A 0x80
 inline constexpr uint32_t kBthPsnOffset = 9;
 inline constexpr uint8_t kBthSe = 0x80;
 inline constexpr uint8_t kBthMigReq = 0x40;
 inline constexpr uint8_t kBthAckReq = 0x80;
+// InfiniBand's congestion bits in the BTH's Resv8a byte (RoCEv2 signals
+// with ECN and CNPs instead; the ICRC masks the byte, so setting them
+// leaves the ICRC as it is).
+inline constexpr uint8_t kBthFecn = 0x80;
+inline constexpr uint8_t kBthBecn = 0x40;
 inline constexpr uint16_t kDefaultPkey = 0xffff;
 
 // Opcodes: the top three bits name the transport (RC 0x00, UC 0x20, RD 0x40,

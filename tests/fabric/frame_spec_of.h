@@ -22,6 +22,7 @@ inline FrameSpec frame_spec_of(const ParsedPacket& pp) {
   spec.opcode = pp.bth_opcode;
   spec.dest_qp = pp.bth_dest_qp;
   spec.ack_req = pp.bth_ack_req;
+  spec.becn = pp.bth_becn;
   spec.psn = pp.bth_psn;
   return spec;
 }

@@ -57,6 +57,9 @@ std::vector<uint8_t> rebuilt(const std::vector<uint8_t>& f) {
 
 struct Seen {
   size_t data = 0, acks = 0, naks = 0, cnps = 0;
+  size_t becn = 0;   // ACKs and NAKs with BECN set
+  size_t marks = 0;  // data frames CE-marked on the wire
+  NicCounters sender, receiver;
 };
 
 // A flow of `size` bytes from NIC a (QP qpn) to NIC b (QP dst_qpn), every
@@ -103,6 +106,7 @@ Seen run_flow(const NicParams& p, uint32_t qpn, uint32_t dst_qpn, uint16_t sport
         ++(f[pp.bth_offset + kBthLen] == 0x1f ? seen.acks : seen.naks);
       else
         ++seen.data;
+      seen.becn += pp.bth_becn;
       if (i == 0 && pp.bth_opcode != kRoceOpRcAck && pp.bth_opcode != kRoceOpCnp) {
         ++data;
         if (data == 7 && !dropped) {
@@ -110,6 +114,7 @@ Seen run_flow(const NicParams& p, uint32_t qpn, uint32_t dst_qpn, uint16_t sport
           continue;
         }
         if (data % 5 == 0) {  // CE
+          ++seen.marks;
           uint8_t* ip = f.data() + kEthHeaderLen;
           ip[kIpv4TosOffset] = static_cast<uint8_t>(ip[kIpv4TosOffset] | kEcnCe);
           store_be16(ip + kIpv4ChecksumOffset, 0);
@@ -120,6 +125,8 @@ Seen run_flow(const NicParams& p, uint32_t qpn, uint32_t dst_qpn, uint16_t sport
     }
   }
   EXPECT_EQ(a.take_completed().size(), 1u);
+  seen.sender = a.counters();
+  seen.receiver = b.counters();
   return seen;
 }
 
@@ -151,6 +158,32 @@ TEST(RoceNicFrames, EveryFrameIsWhatBuildFrameMakes) {
   EXPECT_GT(run_flow(q, 0x77, 0x177, 0, RoceNic::kDefaultDscp, 64 * 1024).cnps, 0u);
   EXPECT_EQ(run_flow(q, 0x78, 0x178, 0, RoceNic::kDefaultDscp, 1024).data, 1u);
   EXPECT_EQ(run_flow(q, 0x79, 0x179, 0, RoceNic::kDefaultDscp, 1).data, 1u);
+}
+
+// cnp_mode ack: no CNP frame; a CE mark sets BECN in the QP's next ACK or
+// NAK (the frames still what build_frame makes: the ICRC masks the bit),
+// and the sender takes each such ACK as a CNP: it cuts its rate.
+TEST(RoceNicFrames, CnpModeAckTellsEachMarkInTheNextAck) {
+  NicParams p;
+  p.dcqcn.cnp_in_ack = true;
+  const Seen s = run_flow(p, 0x21, 0x121, 0, RoceNic::kDefaultDscp, 37 * 1024 + 101);
+  EXPECT_EQ(s.cnps, 0u);
+  EXPECT_EQ(s.receiver.cnps_sent, 0u);
+  ASSERT_GT(s.marks, 5u);
+  // Every mark that reached the receiver is told, some in one NAK or ACK
+  // with others (the packets behind the drop are NAKed once, not ACKed).
+  EXPECT_GT(s.becn, s.marks / 2);
+  EXPECT_LE(s.becn, s.marks);
+  EXPECT_EQ(s.receiver.becn_acks_sent, s.becn);
+  EXPECT_EQ(s.sender.becn_acks_received, s.becn);
+  EXPECT_GT(s.sender.rate_cuts, 0u);
+  // The same flow with CNP frames, one per mark: as many notifications.
+  NicParams f;
+  f.dcqcn.min_time_between_cnps = 0;
+  const Seen c = run_flow(f, 0x21, 0x121, 0, RoceNic::kDefaultDscp, 37 * 1024 + 101);
+  EXPECT_EQ(c.becn, 0u);
+  EXPECT_EQ(c.cnps, c.marks - c.receiver.cnps_suppressed);
+  EXPECT_GT(c.sender.rate_cuts, 0u);
 }
 
 }  // namespace
