@@ -184,29 +184,32 @@ TEST(Topology, TheShippedFabricsLoad) {
                                           "/configs/fabrics/leaf_spine_128_100G_OS2.yaml");
   EXPECT_EQ(big.hosts.size(), 128u);
   EXPECT_EQ(big.switches.size(), 16u);
-  // The ConWeave settings reach the switches and the NICs.
-  const Topology cw = load_topology_file(std::string(ROCELB_SOURCE_DIR) +
-                                         "/configs/fabrics/leaf_spine_32_100G_OS2_conweave.yaml");
-  EXPECT_EQ(cw.nic.dcqcn.rpg_ai_rate, 40u);
-  EXPECT_EQ(cw.nic.dcqcn.rpg_byte_reset, 0u);
-  EXPECT_EQ(cw.switches[0].params.qos.lossless.wred[3].min_bytes, 100'000u);
-  EXPECT_TRUE(cw.switches[0].params.qos.lossless.pfc.dynamic);
-  // ConWeave's ns-3 settings (issue 26), in the preset itself: ACK/NACKs in
-  // the strict class PFC never pauses, a mark told in the ACK, ECN at
-  // dequeue, XOFF at 1/16 of the free buffer, XON just under, 9 MiB.
-  EXPECT_EQ(cw.nic.ack_priority, std::optional<uint8_t>(6));
-  EXPECT_EQ(cw.nic.ack_dscp, std::optional<uint8_t>(48));
-  EXPECT_TRUE(cw.nic.dcqcn.cnp_in_ack);
-  for (const FabricSwitch& sw : cw.switches) {
-    const LosslessParams& l = sw.params.qos.lossless;
-    EXPECT_EQ(l.ecn_mark, EcnMarkPoint::kDequeue) << sw.name;
-    EXPECT_EQ(l.pfc.dynamic_th, -4) << sw.name;
-    EXPECT_EQ(l.pfc.xon_offset_bytes, 64u) << sw.name;
-    EXPECT_EQ(l.pfc.shared_buffer_bytes, 9u << 20) << sw.name;
-    EXPECT_EQ(l.pfc.enable_mask, 1u << 3) << sw.name;
-    EXPECT_EQ(sw.params.qos.dscp_to_tc[48], 6) << sw.name;
-    EXPECT_TRUE(sw.params.qos.scheduler.strict[6]) << sw.name;
-    EXPECT_FALSE(l.wred[6].enabled) << sw.name;
+  // The ConWeave settings reach the switches and the NICs, in both shapes.
+  for (const char* name : {"leaf_spine_32_100G_OS2_conweave", "leaf_spine_128_100G_OS2_conweave"}) {
+    SCOPED_TRACE(name);
+    const Topology cw =
+        load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/" + name + ".yaml");
+    EXPECT_EQ(cw.nic.dcqcn.rpg_ai_rate, 40u);
+    EXPECT_EQ(cw.nic.dcqcn.rpg_byte_reset, 0u);
+    EXPECT_EQ(cw.switches[0].params.qos.lossless.wred[3].min_bytes, 100'000u);
+    EXPECT_TRUE(cw.switches[0].params.qos.lossless.pfc.dynamic);
+    // ConWeave's ns-3 settings (issue 26), in the preset itself: ACK/NACKs in
+    // the strict class PFC never pauses, a mark told in the ACK, ECN at
+    // dequeue, XOFF at 1/16 of the free buffer, XON just under, 9 MiB.
+    EXPECT_EQ(cw.nic.ack_priority, std::optional<uint8_t>(6));
+    EXPECT_EQ(cw.nic.ack_dscp, std::optional<uint8_t>(48));
+    EXPECT_TRUE(cw.nic.dcqcn.cnp_in_ack);
+    for (const FabricSwitch& sw : cw.switches) {
+      const LosslessParams& l = sw.params.qos.lossless;
+      EXPECT_EQ(l.ecn_mark, EcnMarkPoint::kDequeue) << sw.name;
+      EXPECT_EQ(l.pfc.dynamic_th, -4) << sw.name;
+      EXPECT_EQ(l.pfc.xon_offset_bytes, 64u) << sw.name;
+      EXPECT_EQ(l.pfc.shared_buffer_bytes, 9u << 20) << sw.name;
+      EXPECT_EQ(l.pfc.enable_mask, 1u << 3) << sw.name;
+      EXPECT_EQ(sw.params.qos.dscp_to_tc[48], 6) << sw.name;
+      EXPECT_TRUE(sw.params.qos.scheduler.strict[6]) << sw.name;
+      EXPECT_FALSE(l.wred[6].enabled) << sw.name;
+    }
   }
 }
 
