@@ -85,6 +85,13 @@ constexpr KeySpec kNicKeys[] = {
               .hi = uint64_t{1} << 22,
               .unit = "packets, a multiple of 64",
               .def = "1024"}),
+    at_start({.path = "nic.max_inflight",
+              .kind = KeyKind::kBytes,
+              .help = "a QP starts a new packet only while fewer payload bytes than this are "
+                      "in flight past its oldest unacknowledged packet (IRN's BDP cap); 0: none",
+              .lo = 0,
+              .hi = uint64_t{1} << 40,
+              .def = "0"}),
     at_start({.path = "nic.dcqcn",
               .kind = KeyKind::kMap,
               .help = "DCQCN congestion control (dataplane/sim/dcqcn.h: NVIDIA's roce_rp and "

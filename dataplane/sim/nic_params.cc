@@ -57,6 +57,7 @@ NicParams load_nic_params(const YAML::Node& nic, const KeyOrigin& origin) {
   if (m.read("loss_recovery", lr))
     p.loss_recovery = lr == "go_back_n" ? LossRecovery::kGoBackN : LossRecovery::kSelectiveRepeat;
   m.read("sr_nak_delay", p.sr_nak_delay_ns);
+  m.read("max_inflight", p.max_inflight_bytes);
   if (m.read("sr_window", p.sr_window) && p.sr_window % 64 != 0)
     r.fail_value(m.at("sr_window"), *m.get("sr_window"), "must be a multiple of 64");
   if (m.has("dcqcn")) load_dcqcn(m.map("dcqcn"), p.dcqcn);

@@ -25,6 +25,13 @@
 //                               lasted this long (the reorder tolerance)
 //     sr_window: 1024           selective_repeat: packets past the expected
 //                               PSN the receiver can hold (multiple of 64)
+//     max_inflight: 0           a QP starts a new packet only while fewer
+//                               payload bytes than this are in flight (sent
+//                               past the oldest unacknowledged packet); 0:
+//                               no cap. IRN's BDP cap (Mittal et al.,
+//                               SIGCOMM 2018; ConWeave's ns-3 IrnBdp,
+//                               rdma-queue-pair.h:180-186), in any recovery
+//                               mode
 //     dcqcn: {enabled: true, rpg_time_reset: 300, ...}   see dcqcn.h
 //
 // Defaults and why:
@@ -81,6 +88,7 @@ struct NicParams {
   LossRecovery loss_recovery = LossRecovery::kGoBackN;
   uint64_t sr_nak_delay_ns = 50'000;
   uint32_t sr_window = 1024;
+  uint64_t max_inflight_bytes = 0;  // 0: no cap
   DcqcnParams dcqcn;
 
   uint8_t ack_prio() const { return ack_priority.value_or(data_priority); }

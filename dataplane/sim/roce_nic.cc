@@ -378,7 +378,7 @@ uint32_t RoceNic::send_data(SendQp& q, uint32_t slot, uint64_t now_ps, uint8_t* 
     q.retx_head = 0;
   }
   if (idx == kNever) {
-    if (q.nxt >= q.npkts) return 0;
+    if (q.nxt >= q.npkts || !window_open(q)) return 0;
     idx = q.nxt++;
   }
   const bool last = idx + 1 == q.npkts;
@@ -473,6 +473,8 @@ void RoceNic::on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_
     }
     q.nxt = std::max(q.nxt, q.una);
     rearm_rto(q, slot, now_ps);
+    // The ACK may reopen the in-flight cap's window.
+    if (p_.max_inflight_bytes != 0) make_sendable(q, slot, now_ps);
     if (q.una < q.recover) {
       // After a timeout every packet below `recover` is old: a partial ACK
       // names the next one the receiver lacks (NewReno's partial ACK).

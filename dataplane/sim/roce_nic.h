@@ -367,7 +367,15 @@ class RoceNic {
   void fire_rx_nak(RecvQp& r, uint32_t slot, uint64_t now_ps);
 
   // Sender.
-  bool sendable(const SendQp& q) const { return q.retx_head < q.retx.size() || q.nxt < q.npkts; }
+  // Something to send: a packet to resend, or a new one the in-flight cap
+  // allows (a go-back-N resend below `max` is never held back).
+  bool sendable(const SendQp& q) const {
+    return q.retx_head < q.retx.size() || (q.nxt < q.npkts && window_open(q));
+  }
+  bool window_open(const SendQp& q) const {
+    return p_.max_inflight_bytes == 0 || q.nxt < q.max ||
+           (q.max - q.una) * p_.mtu < p_.max_inflight_bytes;
+  }
   uint64_t qp_rate_bps(const SendQp& q) const;
   void make_sendable(SendQp& q, uint32_t slot, uint64_t now_ps);
   void rate_changed(SendQp& q, uint32_t slot, uint64_t now_ps);

@@ -267,6 +267,55 @@ TEST(RoceNic, OneMegabyteFlowFinishesAtSerializationPlusRtt) {
   EXPECT_EQ(link.b.finished_receive_records(), 0u);
 }
 
+// max_inflight (IRN's BDP cap): a new packet starts only while fewer than
+// the cap's payload bytes are in flight past the oldest unacknowledged one,
+// so over a long round trip the flow moves a window per RTT.
+TEST(RoceNic, InFlightCapHoldsNewPacketsToAWindowPerRoundTrip) {
+  NicParams p;
+  p.max_inflight_bytes = 16 * 1024;  // 16 packets of 1 KB
+  p.loss_recovery = LossRecovery::kSelectiveRepeat;
+  const uint64_t delay = 10 * kUs;  // 20 us round trip: 250 KB at 100G
+  Link link(p, p, 100 * kG, delay);
+  const uint64_t size = 1'000'000;
+  link.flow(7, size);
+  link.run();
+  const std::vector<NicFlowStats> done = link.a.take_completed();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].retransmitted_packets, 0u);
+  // At every data frame a sent, the ACKs that had reached it: the new
+  // packet is at most the 16th past the oldest unacknowledged one.
+  const uint32_t ipsn = ipsn_of(0x11);
+  uint64_t checked = 0;
+  for (const Sent& d : link.log) {
+    if (d.from != 0) continue;
+    const ParsedPacket dp = parse(d.bytes);
+    if (!is_data(dp)) continue;
+    uint64_t una = 0;
+    for (const Sent& k : link.log) {
+      if (k.from != 1) continue;
+      const uint64_t arrives = k.start + wire_ps(k.bytes.size(), 100 * kG) + delay;
+      if (arrives > d.start) continue;
+      una = std::max(una, packet_index(parse(k.bytes), ipsn) + 1);
+    }
+    EXPECT_LE(packet_index(dp, ipsn), una + 15) << "at " << d.start;
+    ++checked;
+  }
+  EXPECT_EQ(checked, (size + 1023) / 1024);
+  // About 16 KB per 20 us round trip (6.5 Gb/s): far from line rate.
+  const double fct_us = static_cast<double>(done[0].finish_ps - done[0].start_ps) / 1e6;
+  const double window_rtt_us = static_cast<double>(size) / (16 * 1024) * 20.0;
+  EXPECT_NEAR(fct_us, window_rtt_us, window_rtt_us * 0.1);
+  // Without the cap the same flow is done in about 100 us.
+  NicParams open = p;
+  open.max_inflight_bytes = 0;
+  Link free_link(open, open, 100 * kG, delay);
+  free_link.flow(7, size);
+  free_link.run();
+  const std::vector<NicFlowStats> free_done = free_link.a.take_completed();
+  ASSERT_EQ(free_done.size(), 1u);
+  EXPECT_LT(static_cast<double>(free_done[0].finish_ps - free_done[0].start_ps) / 1e6, 110.0);
+}
+
 TEST(RoceNic, FramesAreValidRoceV2WithConsecutivePsns) {
   NicParams p;
   Link link(p);
@@ -888,7 +937,7 @@ TEST(NicParams, UnknownKeysAreRefused) {
   EXPECT_EQ(error_of("mtu: 1024\nbogus: 1"),
             "fabric.yaml: nic.bogus: unknown key (known: mtu, data_dscp, data_priority, ack_dscp, "
             "ack_priority, ack_interval, local_ack_timeout, loss_recovery, sr_nak_delay, "
-            "sr_window, dcqcn)");
+            "sr_window, max_inflight, dcqcn)");
   EXPECT_EQ(
       error_of("dcqcn: {rpg_timer: 1}").rfind("fabric.yaml: nic.dcqcn.rpg_timer: unknown key", 0),
       0u);
