@@ -55,8 +55,9 @@ Topology load_fat_tree_topology(const YAML::Node& root, const std::string& sourc
     r.fail("switch_config", "must be a file path");
   std::string nic_yaml;
   const NicParams nic = topology_detail::nic_params(root, overrides, source, &nic_yaml);
-  const YAML::Node base = load_base_switch_config(
+  YAML::Node base = load_base_switch_config(
       switch_config, base_dir, [&](const std::string& why) { r.fail("switch_config", why); });
+  apply_switch_set(base, m, source);
 
   // Nodes in ConWeave's generator's order: hosts, edges, aggregations, cores.
   const uint32_t edges = k * half, aggs = k * half, cores = half * half;

@@ -15,6 +15,7 @@
 #include "dataplane/sim/fat_tree.h"
 #include "dataplane/sim/ns3_topology.h"
 #include "dataplane/sim/topology_explicit.h"
+#include "dataplane/sim/topology_graph.h"
 #include "dataplane/sim/topology_keys.h"
 
 namespace rocelb {
@@ -280,6 +281,7 @@ Topology load_topology_text(const std::string& text, const std::string& source_n
   if (!base.IsMap())
     reader.fail("switch_config",
                 base_name + ": a switch config is a map (found " + yaml_kind(base) + ")");
+  apply_switch_set(base, reader.top(root), source_name);
 
   Topology t;
   t.source = source_name;

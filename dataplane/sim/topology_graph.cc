@@ -8,8 +8,10 @@
 #include <map>
 
 #include "common/constants.h"
+#include "control/config_loader.h"
 #include "control/default_config.h"
 #include "control/units.h"
+#include "control/yaml_override.h"
 #include "control/yaml_util.h"
 #include "dataplane/sim/topology_keys.h"
 
@@ -77,6 +79,19 @@ YAML::Node load_base_switch_config(const std::string& switch_config, const std::
   }
   if (!base.IsMap()) fail(name + ": a switch config is a map (found " + yaml_kind(base) + ")");
   return base;
+}
+
+void apply_switch_set(YAML::Node& base, const KeyReader::Map& top, const std::string& source) {
+  top.each("switch_set", [&](const YAML::Node& node, const std::string& path, const std::string&) {
+    if (!node.IsScalar())
+      throw TopologyError(source + ": " + path + ": must be KEY=VALUE, as --set takes it (found " +
+                          yaml_kind(node) + ")");
+    try {
+      apply_override(base, node.Scalar(), source + ": " + path);
+    } catch (const ConfigError& e) {
+      throw TopologyError(e.what());
+    }
+  });
 }
 
 Topology build_graph_topology(const FabricGraph& g, const YAML::Node& base, const NicParams& nic,

@@ -30,6 +30,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "control/key_reader.h"
 #include "dataplane/sim/topology.h"
 
 namespace rocelb {
@@ -67,5 +68,13 @@ Topology build_graph_topology(const FabricGraph& g, const YAML::Node& base, cons
 // `fail(why)` reports a file that cannot be read or is not a config map.
 YAML::Node load_base_switch_config(const std::string& switch_config, const std::string& base_dir,
                                    const std::function<void(const std::string&)>& fail);
+
+// The topology file's `switch_set` list: KEY=VALUE changes (the syntax of
+// --set) to that base config, so every switch starts from it changed (a
+// preset that differs from a switch config in a few keys need not copy
+// it); --set on the command line still comes after. A malformed entry
+// fails with "SOURCE: switch_set[i] KEY=VALUE: why"; a value the config's
+// rules refuse fails when the switches load, naming the key path.
+void apply_switch_set(YAML::Node& base, const KeyReader::Map& top, const std::string& source);
 
 }  // namespace rocelb

@@ -81,6 +81,14 @@ constexpr KeySpec kGeneratedKeys[] = {
                       "groups.uplinks settings), relative to the topology file; default: the "
                       "embedded default config",
               .unit = "a file path"}),
+    at_start({.path = "switch_set",
+              .kind = KeyKind::kList,
+              .help = "changes to the switch config every switch starts from, as --set takes "
+                      "them (KEY=VALUE, e.g. 'qos.pfc_enable=[]'); --set still comes after"}),
+    at_start({.path = "switch_set[]",
+              .kind = KeyKind::kString,
+              .help = "one change: KEY.PATH=VALUE",
+              .unit = "KEY=VALUE"}),
     kNicRow,
 };
 
@@ -224,6 +232,14 @@ constexpr KeySpec kFatTreeKeys[] = {
                       "groups.uplinks settings, every ECMP group's), relative to the topology "
                       "file; default: the embedded default config",
               .unit = "a file path"}),
+    at_start({.path = "switch_set",
+              .kind = KeyKind::kList,
+              .help = "changes to the switch config every switch starts from, as --set takes "
+                      "them (KEY=VALUE, e.g. 'qos.pfc_enable=[]'); --set still comes after"}),
+    at_start({.path = "switch_set[]",
+              .kind = KeyKind::kString,
+              .help = "one change: KEY.PATH=VALUE",
+              .unit = "KEY=VALUE"}),
     kNicRow,
 };
 

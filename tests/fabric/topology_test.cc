@@ -29,6 +29,40 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
   return "(loaded)";
 }
 
+// switch_set: --set's KEY=VALUE changes to the switch config every switch
+// starts from, in the file; the command line's --set still comes after.
+TEST(Topology, SwitchSetChangesEverySwitchsConfigAndSetComesAfter) {
+  const std::string text = std::string(kSmall) +
+                           "switch_set: ['qos.pfc_enable=[]', 'qos.queue_limit=1MB', "
+                           "'groups.uplinks.mode=flowlet_random']\n";
+  const Topology t = load_topology_text(text, "t.yaml", ".", {});
+  for (const FabricSwitch& sw : t.switches) {
+    EXPECT_EQ(sw.params.qos.lossless.pfc.enable_mask, 0u) << sw.name;
+    EXPECT_EQ(sw.params.qos.queue_limit_bytes[3], 1'000'000u) << sw.name;
+  }
+  EXPECT_EQ(t.switches[0].params.groups.at(0).mode, LbMode::kFlowletRandom);
+  const Topology over = load_topology_text(text, "t.yaml", ".", {"qos.pfc_enable=[3]"});
+  for (const FabricSwitch& sw : over.switches)
+    EXPECT_EQ(sw.params.qos.lossless.pfc.enable_mask, 1u << 3) << sw.name;
+  // The same in a fat tree.
+  const Topology fat = load_topology_text(
+      "k: 4\nhost_speed: 100G\nlink_delay: 1us\nswitch_set: ['qos.pfc_enable=[]']\n", "f.yaml", ".",
+      {});
+  ASSERT_EQ(fat.switches.size(), 20u);
+  for (const FabricSwitch& sw : fat.switches)
+    EXPECT_EQ(sw.params.qos.lossless.pfc.enable_mask, 0u) << sw.name;
+  // One clear error each: where, which entry, which rule.
+  EXPECT_EQ(error_of(std::string(kSmall) + "switch_set: ['qos.pfc_enable=[3]', 'qos']\n")
+                .rfind("t.yaml: switch_set[1] qos: ", 0),
+            0u)
+      << error_of(std::string(kSmall) + "switch_set: ['qos.pfc_enable=[3]', 'qos']\n");
+  EXPECT_EQ(error_of(std::string(kSmall) + "switch_set: [{qos: 1}]\n"),
+            "t.yaml: switch_set[0]: must be KEY=VALUE, as --set takes it (found a map)");
+  EXPECT_NE(
+      error_of(std::string(kSmall) + "switch_set: ['qos.pfc_enable=[9]']\n").find("qos.pfc_enable"),
+      std::string::npos);
+}
+
 TEST(Topology, NamesHostsLeafByLeafAndSwitchesLeavesFirst) {
   const Topology t = small();
   ASSERT_EQ(t.switches.size(), 4u);
@@ -131,7 +165,8 @@ TEST(Topology, EachBadKeyGetsOneClearError) {
   EXPECT_EQ(error_of(base + "leaves: [2]\n"), "t.yaml: leaves: expected an integer, found a list");
   EXPECT_EQ(error_of(base + "leaves: 2\nleafs: 3\n"),
             "t.yaml: leafs: unknown key, did you mean \"leaves\"? (known: leaves, spines, "
-            "hosts_per_leaf, host_speed, uplink_speed, link_delay, planes, switch_config, nic)");
+            "hosts_per_leaf, host_speed, uplink_speed, link_delay, planes, switch_config, "
+            "switch_set, nic)");
   EXPECT_EQ(error_of("leaves: 2\nspines: 8\nhosts_per_leaf: 250\nhost_speed: 100G\n"
                      "uplink_speed: 100G\nlink_delay: 1us\n"),
             "t.yaml: hosts_per_leaf: hosts_per_leaf + spines is 258: a leaf has at most 256 ports");
@@ -184,6 +219,21 @@ TEST(Topology, TheShippedFabricsLoad) {
                                           "/configs/fabrics/leaf_spine_128_100G_OS2.yaml");
   EXPECT_EQ(big.hosts.size(), 128u);
   EXPECT_EQ(big.switches.size(), 16u);
+  // ConWeave's IRN runs: selective repeat, one BDP in flight, PFC off on
+  // every switch (switch_set), the rest as the lossless presets.
+  for (const char* name :
+       {"leaf_spine_32_100G_OS2_conweave_irn", "leaf_spine_128_100G_OS2_conweave_irn"}) {
+    SCOPED_TRACE(name);
+    const Topology irn =
+        load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/" + name + ".yaml");
+    EXPECT_EQ(irn.nic.loss_recovery, LossRecovery::kSelectiveRepeat);
+    EXPECT_EQ(irn.nic.max_inflight_bytes, 104'000u);
+    EXPECT_TRUE(irn.nic.dcqcn.cnp_in_ack);
+    for (const FabricSwitch& sw : irn.switches) {
+      EXPECT_EQ(sw.params.qos.lossless.pfc.enable_mask, 0u) << sw.name;
+      EXPECT_EQ(sw.params.qos.lossless.ecn_mark, EcnMarkPoint::kDequeue) << sw.name;
+    }
+  }
   // The ConWeave settings reach the switches and the NICs, in both shapes.
   for (const char* name : {"leaf_spine_32_100G_OS2_conweave", "leaf_spine_128_100G_OS2_conweave"}) {
     SCOPED_TRACE(name);
