@@ -239,6 +239,7 @@ struct FabricArgs {
   uint32_t threads = 1;
   uint32_t pool_mbufs = 0;  // 0: fabric_pool_mbufs' default
   bool quiet = false;
+  bool fct_txt = false;
   RecordArgs record;
 };
 
@@ -320,6 +321,7 @@ bool fabric_options(const FabricArgs& a, FabricRunOptions& opt, uint64_t& max_me
   opt.out_dir = a.out_dir;
   opt.captures = a.captures;
   opt.threads = a.threads;
+  opt.fct_txt = a.fct_txt;
   opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
                      " --seed " + std::to_string(a.seed);
   for (const auto& s : a.sets) opt.command_line += " --set " + s;
@@ -631,6 +633,10 @@ int main(int argc, char** argv) {
   fabric->add_option("--max-memory", fa.max_memory,
                      "SIZE: refuse a fabric whose switches and packet pool need more memory "
                      "than this (default: the machine's memory)");
+  fabric->add_flag("--fct-txt", fa.fct_txt,
+                   "also write out_fct.txt, ConWeave's and HPCC's FCT file (a line per finished "
+                   "flow: src dst sport dport size start_ns fct_ns ideal_ns), for their "
+                   "fctAnalysis.py and plots");
   fabric->add_flag("--quiet", fa.quiet, "print nothing on success");
   fa.record.add_to(fabric,
                    "write --capture files as pcapng with a comment per packet saying "

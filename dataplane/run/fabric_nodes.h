@@ -23,6 +23,7 @@
 #include "dataplane/sim/roce_nic.h"
 #include "dataplane/sim/topology.h"
 #include "dataplane/sim/workload.h"
+#include "lb/lb_rng.h"
 
 namespace rocelb {
 
@@ -69,6 +70,13 @@ struct HostNode {
   FrameSink capture;
   uint32_t shard = 0;
 };
+
+// The UDP source port of flow f's QPs: the workload's, else the one a NIC
+// would pick for a new QP, seeded (another seed is another draw of ECMP
+// collisions).
+inline uint16_t flow_sport(const FabricFlow& f, uint64_t seed) {
+  return f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(seed, f.id) & 0x3FFF)));
+}
 
 struct FabricWorld {
   Topology topo;

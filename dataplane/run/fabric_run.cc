@@ -116,7 +116,7 @@ struct FabricRun::Impl {
                      const std::vector<std::string>& names, const std::vector<Json>& counters,
                      const FabricResult& res, uint64_t on_wires);
   void record_unfinished();
-  uint64_t own_output_bound(size_t captures) const;
+  uint64_t own_output_bound(size_t captures, bool fct_txt) const;
   void write_links(const std::string& path, uint64_t end_ns);
   void release_events();
 };
@@ -311,6 +311,9 @@ void FabricRun::Impl::make_flow_records() {
     r.src = w.topo.hosts[f.src].name;
     r.dst = w.topo.hosts[f.dst].name;
     r.size_bytes = f.size_bytes;
+    r.src_host = f.src;
+    r.dst_host = f.dst;
+    r.sport = flow_sport(f, w.seed);
     const uint32_t plane = flow_plane(w.seed, f.id, w.topo.planes);
     if (w.topo.planes > 1) r.plane = plane;
     w.flow_src[i] = w.topo.port_of(f.src, plane);
@@ -403,7 +406,7 @@ std::optional<std::string> fabric_output_problem(const Topology& topo, const Wor
 // The most flows.csv, summary.json, the counters and run.json can take: the
 // counters' text now with every number at 20 digits, every flow's row at its
 // longest, and room for the summary, the manifest and the captures' headers.
-uint64_t FabricRun::Impl::own_output_bound(size_t captures) const {
+uint64_t FabricRun::Impl::own_output_bound(size_t captures, bool fct_txt) const {
   uint64_t b = (256 << 10) + captures * FrameSink::kMaxHeaderBytes;
   for (const SwitchNode& n : w.sw) {
     const Json j = counters_to_json(*n.dp, n.dp->snapshot(), 0);
@@ -411,6 +414,7 @@ uint64_t FabricRun::Impl::own_output_bound(size_t captures) const {
     b += run_manifest_switch(n.name, n.dp->config()).dump(2).size() + 1024;
   }
   for (const FlowRecord& r : w.records) b += 240 + r.src.size() + r.dst.size();
+  if (fct_txt) b += w.records.size() * 96;  // out_fct.txt: eight numbers a line
   return b;
 }
 
@@ -431,7 +435,7 @@ void FabricRun::Impl::write_links(const std::string& path, uint64_t end_ns) {
 // and what the switches did recorded as it happens.
 void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs,
                                    std::vector<std::string>& names) {
-  const uint64_t own = own_output_bound(opt.captures.size());
+  const uint64_t own = own_output_bound(opt.captures.size(), opt.fct_txt);
   outs.reserve(own, [&] {
     return "--max-output " + format_bytes(opt.record.max_output) +
            ": less than the run's own outputs may need (flows.csv, summary.json, the "
@@ -441,6 +445,7 @@ void FabricRun::Impl::open_outputs(const FabricRunOptions& opt, RunOutputs& outs
   w.budget = &outs.budget();
   w.links.start(opt.link_window_ns, w.budget);
   names = {"flows.csv", "summary.json", "links.csv", "run.json"};
+  if (opt.fct_txt) names.push_back("out_fct.txt");
   for (const SwitchNode& n : w.sw) names.push_back(n.name + ".counters.json");
   if (opt.record.events) names.push_back("events.jsonl");
   if (opt.record.timeline_ns) names.push_back("timeline.csv");
@@ -634,6 +639,7 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
   for (size_t s = 0; s < w.sw.size(); ++s)
     outs.write(w.sw[s].name + ".counters.json", counters[s].dump(2) + "\n");
   outs.write("flows.csv", flows_csv(w.records));
+  if (opt.fct_txt) outs.write("out_fct.txt", fct_txt(w.records));
   write_links(outs.staged("links.csv"), res.sim_ns);
   for (SwitchNode& n : w.sw)
     for (auto& c : n.capture) c.close();

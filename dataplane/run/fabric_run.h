@@ -71,6 +71,8 @@ struct FabricRunOptions {
   // are the same bytes for any number; at most one per switch is used.
   // With more than one, no captures, events or timeline (refused).
   uint32_t threads = 1;
+  // Also out_fct.txt, ConWeave's and HPCC's FCT file (fabric_report.h).
+  bool fct_txt = false;
   // events.jsonl, timeline.csv, pcapng captures, and --max-output for all
   // (run_recorder.h)
   RecordOptions record;

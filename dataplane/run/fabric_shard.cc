@@ -241,8 +241,7 @@ uint32_t flow_dst_qpn(uint32_t i) {
 // two wires away).
 void FabricShard::accept_flow(uint32_t i, uint64_t now_ps) {
   const FabricFlow& f = w_.workload.flows[i];
-  const uint16_t sport =
-      f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(w_.seed, f.id) & 0x3FFF)));
+  const uint16_t sport = flow_sport(f, w_.seed);
   const uint8_t dscp = f.dscp.value_or(w_.nic_params.data_dscp);
   try {
     w_.hosts[w_.flow_dst[i]].nic->accept_flow(flow_dst_qpn(i),
@@ -260,11 +259,9 @@ void FabricShard::start_flow(uint32_t i, uint64_t now_ps) {
   const FabricFlow& f = w_.workload.flows[i];
   FlowRecord& r = w_.records[i];
   r.start_ns = now_ps / 1000;
-  // QPNs: one pair per flow (24 bits, never 0 or 1); the UDP source port a
-  // NIC would pick for a new QP: seeded, so another seed is another draw of
-  // ECMP collisions.
-  const uint16_t sport =
-      f.sport.value_or(static_cast<uint16_t>(0xC000 | (mix_seed(w_.seed, f.id) & 0x3FFF)));
+  // QPNs: one pair per flow (24 bits, never 0 or 1); the UDP source port:
+  // flow_sport.
+  const uint16_t sport = flow_sport(f, w_.seed);
   const uint8_t dscp = f.dscp.value_or(w_.nic_params.data_dscp);
   try {
     w_.hosts[w_.flow_src[i]].nic->start_flow(i, flow_qpn(f, i),

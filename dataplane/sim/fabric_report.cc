@@ -93,6 +93,28 @@ void put_row(std::string& out, const First& first, const Rest&... rest) {
 
 // A row a flow (a few hundred thousand at a thousand hosts): digits by
 // to_chars straight into the text, no format string parsed per field.
+std::string fct_txt(const std::vector<FlowRecord>& flows) {
+  std::vector<uint32_t> done;
+  for (uint32_t i = 0; i < flows.size(); ++i)
+    if (flows[i].finish_ns) done.push_back(i);
+  std::stable_sort(done.begin(), done.end(), [&](uint32_t a, uint32_t b) {
+    return *flows[a].finish_ns < *flows[b].finish_ns;
+  });
+  std::string out;
+  out.reserve(done.size() * 64);
+  char line[160];
+  for (const uint32_t i : done) {
+    const FlowRecord& r = flows[i];
+    const int n = std::snprintf(
+        line, sizeof line, "%u %u %u %u %llu %llu %llu %llu\n", r.src_host, r.dst_host,
+        unsigned{r.sport}, 4791u, static_cast<unsigned long long>(r.size_bytes),
+        static_cast<unsigned long long>(r.start_ns), static_cast<unsigned long long>(*r.fct_ns()),
+        static_cast<unsigned long long>(r.ideal_fct_ns));
+    out.append(line, static_cast<size_t>(n));
+  }
+  return out;
+}
+
 std::string flows_csv(const std::vector<FlowRecord>& flows) {
   const bool planes = !flows.empty() && flows.front().plane.has_value();
   std::string out =

@@ -33,6 +33,10 @@ struct FlowRecord {
   uint64_t packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t cnps_received = 0;
+  // For ConWeave's and HPCC's FCT file (fct_txt): the hosts' indices (an
+  // ns-3 topology's node ids) and the flow's UDP source port.
+  uint32_t src_host = 0, dst_host = 0;
+  uint16_t sport = 0;
   std::optional<uint32_t> plane;  // on a fabric of several planes: the flow's
   std::optional<uint64_t> fct_ns() const {
     return finish_ns ? std::optional<uint64_t>(*finish_ns - start_ns) : std::nullopt;
@@ -51,6 +55,14 @@ SlowdownStats slowdown_stats(const std::vector<const FlowRecord*>& flows);
 // flows.csv: a header line, then one line per flow in id order. When the
 // flows have a plane (a fabric of several planes), a last column `plane`.
 std::string flows_csv(const std::vector<FlowRecord>& flows);
+
+// out_fct.txt, the FCT file of ConWeave's and HPCC's ns-3 (their
+// network-load-balance.cc / third.cc qp_finish, read by their
+// fctAnalysis.py): one line per finished flow, in the order they finished
+// (then by flow), "SRC DST SPORT DPORT SIZE START_NS FCT_NS IDEAL_NS" with
+// the hosts' indices, the UDP ports (4791 for DPORT) and rocelb's own ideal
+// FCT where ns-3 writes its standalone FCT.
+std::string fct_txt(const std::vector<FlowRecord>& flows);
 
 // {"by_size": {"small": {...}, "medium": ..., "large": ..., "all": ...},
 //  "by_size_percentile": [{"from_bytes", "to_bytes", ...stats}, ...]}

@@ -99,6 +99,7 @@ class FabricRunTest : public ::testing::Test {
     FabricRunOptions opt;
     opt.out_dir = (base_ / name).string();
     opt.until_ns = until_ns;
+    opt.fct_txt = fct_txt_;
     Outcome r;
     r.result = engine.run(opt);
     r.dir = opt.out_dir;
@@ -108,6 +109,7 @@ class FabricRunTest : public ::testing::Test {
   }
 
   fs::path base_;
+  bool fct_txt_ = false;
 };
 
 TEST_F(FabricRunTest, OneFlowAloneFinishesAtItsIdealTime) {
@@ -122,6 +124,43 @@ TEST_F(FabricRunTest, OneFlowAloneFinishesAtItsIdealTime) {
     EXPECT_TRUE(r.result.conserved);
     EXPECT_EQ(r.summary["switches"]["drops_total"], 0);
   }
+}
+
+// --fct-txt: out_fct.txt as ConWeave's and HPCC's ns-3 write it, a line per
+// finished flow in the order they finished: the hosts' indices, the UDP
+// ports, size, start, FCT and the ideal FCT, the same numbers as flows.csv.
+TEST_F(FabricRunTest, FctTxtHasALinePerFinishedFlowInFinishOrder) {
+  fct_txt_ = true;
+  const Outcome r =
+      run("type: incast\nreceiver: h0\nsenders: [h1, h2, h5, h6]\nsize: 200KB\n", {}, 1, "fct", 0);
+  std::istringstream in(slurp(fs::path(r.dir) / "out_fct.txt"));
+  std::string line;
+  uint64_t lines = 0, last_finish = 0;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    uint64_t src, dst, sport, dport, size, start, fct, ideal;
+    ASSERT_TRUE(ls >> src >> dst >> sport >> dport >> size >> start >> fct >> ideal) << line;
+    std::string rest;
+    EXPECT_FALSE(ls >> rest) << line;
+    EXPECT_EQ(dst, 0u);
+    EXPECT_EQ(dport, 4791u);
+    EXPECT_GE(sport, 0xC000u);
+    const auto it = std::find_if(r.flows.begin(), r.flows.end(),
+                                 [&](const Flow& f) { return f.src == "h" + std::to_string(src); });
+    ASSERT_NE(it, r.flows.end()) << line;
+    EXPECT_EQ(size, it->size);
+    EXPECT_EQ(start, it->start_ns);
+    EXPECT_EQ(fct, it->fct_ns);
+    EXPECT_EQ(ideal, it->ideal_ns);
+    EXPECT_GE(start + fct, last_finish) << "not in finish order: " << line;
+    last_finish = start + fct;
+    ++lines;
+  }
+  EXPECT_EQ(lines, 4u);
+  fct_txt_ = false;
+  const Outcome plain =
+      run("type: incast\nreceiver: h0\nsenders: [h1]\nsize: 20KB\n", {}, 1, "plain", 0);
+  EXPECT_FALSE(fs::exists(fs::path(plain.dir) / "out_fct.txt"));
 }
 
 // A flow the run stops before it finishes still says what it sent: its
