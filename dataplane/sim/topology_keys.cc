@@ -28,6 +28,17 @@ constexpr KeySpec kNicRow = at_start(
      .kind = KeyKind::kMap,
      .help = "every host's RoCE NIC: the keys of the topology's nic map (their own table)"});
 
+// A generated fabric's changes to its base switch config (topology_graph.h).
+constexpr KeySpec kSwitchSetRow =
+    at_start({.path = "switch_set",
+              .kind = KeyKind::kList,
+              .help = "changes to the switch config every switch starts from, as --set takes them "
+                      "(KEY=VALUE, e.g. 'qos.pfc_enable=[]'); --set still comes after"});
+constexpr KeySpec kSwitchSetItemRow = at_start({.path = "switch_set[]",
+                                                .kind = KeyKind::kString,
+                                                .help = "one change: KEY.PATH=VALUE",
+                                                .unit = "KEY=VALUE"});
+
 constexpr KeySpec kGeneratedKeys[] = {
     at_start({.path = "leaves",
               .kind = KeyKind::kUint,
@@ -81,14 +92,8 @@ constexpr KeySpec kGeneratedKeys[] = {
                       "groups.uplinks settings), relative to the topology file; default: the "
                       "embedded default config",
               .unit = "a file path"}),
-    at_start({.path = "switch_set",
-              .kind = KeyKind::kList,
-              .help = "changes to the switch config every switch starts from, as --set takes "
-                      "them (KEY=VALUE, e.g. 'qos.pfc_enable=[]'); --set still comes after"}),
-    at_start({.path = "switch_set[]",
-              .kind = KeyKind::kString,
-              .help = "one change: KEY.PATH=VALUE",
-              .unit = "KEY=VALUE"}),
+    kSwitchSetRow,
+    kSwitchSetItemRow,
     kNicRow,
 };
 
@@ -232,14 +237,8 @@ constexpr KeySpec kFatTreeKeys[] = {
                       "groups.uplinks settings, every ECMP group's), relative to the topology "
                       "file; default: the embedded default config",
               .unit = "a file path"}),
-    at_start({.path = "switch_set",
-              .kind = KeyKind::kList,
-              .help = "changes to the switch config every switch starts from, as --set takes "
-                      "them (KEY=VALUE, e.g. 'qos.pfc_enable=[]'); --set still comes after"}),
-    at_start({.path = "switch_set[]",
-              .kind = KeyKind::kString,
-              .help = "one change: KEY.PATH=VALUE",
-              .unit = "KEY=VALUE"}),
+    kSwitchSetRow,
+    kSwitchSetItemRow,
     kNicRow,
 };
 
