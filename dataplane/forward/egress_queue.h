@@ -175,7 +175,8 @@ class EgressQueue {
   std::atomic<uint8_t>* mask_ = nullptr;  // the port's non-empty mask (attach_mask)
   uint8_t bit_ = 0;
   bool one_thread_ = false;
-  // Shared: producers add, the consumer subtracts (atomic read-modify-write).
+  // Shared: producers add, the consumer subtracts (atomic read-modify-write;
+  // plain stores when one thread is both: attach_mask).
   alignas(64) std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> packets_{0};
   std::atomic<uint64_t> watermark_{0};
