@@ -37,6 +37,11 @@
 //                                            (InfiniBand's BTH bit; the way
 //                                            HPCC's and ConWeave's ns-3 flag
 //                                            their ACKs), no CNP frames
+//   cnp_on_nak                     false     NP: an out-of-order NAK (go-back-N)
+//                                            also tells congestion, as a CE
+//                                            mark would (ConWeave's ns-3:
+//                                            rdma-hw.cc:640-656, "out-of-order
+//                                            should accompany with CNP")
 //   cnp_dscp                       48        NP: DSCP of CNPs
 //   cnp_802p_prio                  6         NP: priority of CNPs in the NIC (PFC)
 // Sources of the defaults: NVIDIA DOCA "DCQCN CC Parameters"
@@ -104,6 +109,7 @@ struct DcqcnParams {
   // Notification point (NVIDIA roce_np).
   uint32_t min_time_between_cnps = 4;  // us
   bool cnp_in_ack = false;             // cnp_mode: ack (else frame)
+  bool cnp_on_nak = false;
   uint8_t cnp_dscp = 48;
   uint8_t cnp_802p_prio = 6;
 };

@@ -85,6 +85,13 @@ constexpr KeySpec kNicKeys[] = {
               .hi = uint64_t{1} << 22,
               .unit = "packets, a multiple of 64",
               .def = "1024"}),
+    at_start({.path = "nic.nak_interval",
+              .kind = KeyKind::kDuration,
+              .help = "go_back_n: an out-of-order packet NAKs the same expected PSN again once "
+                      "the last NAK is this old (ConWeave's ns-3: 4us); 0: one NAK per PSN",
+              .lo = 0,
+              .hi = 1'000'000'000,
+              .def = "0"}),
     at_start({.path = "nic.max_inflight",
               .kind = KeyKind::kBytes,
               .help = "a QP starts a new packet only while fewer payload bytes than this are "
@@ -219,6 +226,11 @@ constexpr KeySpec kNicKeys[] = {
                       "QP's next ACK/NAK (no CNP frames; as HPCC's and ConWeave's ns-3)",
               .def = "frame",
               .choices = "frame|ack"}),
+    at_start({.path = "nic.dcqcn.cnp_on_nak",
+              .kind = KeyKind::kBool,
+              .help = "notification point: an out-of-order NAK (go_back_n) also tells congestion, "
+                      "as a CE mark would (ConWeave's ns-3)",
+              .def = "false"}),
     at_start({.path = "nic.dcqcn.cnp_dscp",
               .kind = KeyKind::kUint,
               .help = "notification point: DSCP of CNPs",

@@ -24,6 +24,7 @@ void load_dcqcn(const KeyReader::Map& m, DcqcnParams& d) {
   m.read("clamp_tgt_rate", d.clamp_tgt_rate);
   m.read("clamp_tgt_rate_after_time_inc", d.clamp_tgt_rate_after_time_inc);
   m.read("min_time_between_cnps", d.min_time_between_cnps);
+  m.read("cnp_on_nak", d.cnp_on_nak);
   std::string mode;
   if (m.read("cnp_mode", mode)) d.cnp_in_ack = mode == "ack";
   m.read("cnp_dscp", d.cnp_dscp);
@@ -57,6 +58,7 @@ NicParams load_nic_params(const YAML::Node& nic, const KeyOrigin& origin) {
   if (m.read("loss_recovery", lr))
     p.loss_recovery = lr == "go_back_n" ? LossRecovery::kGoBackN : LossRecovery::kSelectiveRepeat;
   m.read("sr_nak_delay", p.sr_nak_delay_ns);
+  m.read("nak_interval", p.nak_interval_ns);
   m.read("max_inflight", p.max_inflight_bytes);
   if (m.read("sr_window", p.sr_window) && p.sr_window % 64 != 0)
     r.fail_value(m.at("sr_window"), *m.get("sr_window"), "must be a multiple of 64");

@@ -25,6 +25,10 @@
 //                               lasted this long (the reorder tolerance)
 //     sr_window: 1024           selective_repeat: packets past the expected
 //                               PSN the receiver can hold (multiple of 64)
+//     nak_interval: 0           go_back_n: the same expected PSN is NAKed
+//                               again when an out-of-order packet comes
+//                               this long after the last NAK (ConWeave's
+//                               ns-3: 4us, rdma-hw.cc:652); 0: once
 //     max_inflight: 0           a QP starts a new packet only while fewer
 //                               payload bytes than this are in flight (sent
 //                               past the oldest unacknowledged packet); 0:
@@ -87,6 +91,7 @@ struct NicParams {
   uint8_t local_ack_timeout = 14;
   LossRecovery loss_recovery = LossRecovery::kGoBackN;
   uint64_t sr_nak_delay_ns = 50'000;
+  uint64_t nak_interval_ns = 0;  // go_back_n: 0, one NAK per expected PSN
   uint32_t sr_window = 1024;
   uint64_t max_inflight_bytes = 0;  // 0: no cap
   DcqcnParams dcqcn;

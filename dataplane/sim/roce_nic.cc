@@ -650,6 +650,18 @@ void RoceNic::queue_nak(RecvQp& r, uint64_t idx) {
   push_ctrl(p_.ack_prio(), c);
 }
 
+// A CE mark (or, with cnp_on_nak, an out-of-order NAK) for the receiving
+// QP r: BECN in its next ACK/NAK (cnp_mode ack), else a CNP frame unless
+// the last went less than min_time_between_cnps ago.
+void RoceNic::congestion_seen(RecvQp& r, uint64_t now_ps) {
+  if (p_.dcqcn.cnp_in_ack)
+    r.becn = true;
+  else if (r.np.on_ce(p_.dcqcn, now_ps))
+    queue_cnp(r.src_ip, r.src_qpn, r.sport);
+  else
+    ++counters_.cnps_suppressed;
+}
+
 void RoceNic::queue_cnp(uint32_t dst_ip, uint32_t dst_qpn, uint16_t sport) {
   Ctrl c;
   c.seq = seq_++;
@@ -697,14 +709,7 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
     return;
   }
   ++counters_.data_packets_received;
-  if (pp.ecn == kEcnCe && p_.dcqcn.enabled) {
-    if (p_.dcqcn.cnp_in_ack)
-      r.becn = true;  // the QP's next ACK or NAK tells it
-    else if (r.np.on_ce(p_.dcqcn, now_ps))
-      queue_cnp(r.src_ip, r.src_qpn, r.sport);
-    else
-      ++counters_.cnps_suppressed;
-  }
+  if (pp.ecn == kEcnCe && p_.dcqcn.enabled) congestion_seen(r, now_ps);
   const int32_t d = psn_diff(pp.bth_psn, psn_at(r.ipsn, r.e));
   if (d < 0) {
     ++counters_.duplicates_received;
@@ -744,9 +749,15 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
   ++counters_.out_of_order_received;
   if (!sr) {
     ++counters_.out_of_order_dropped;
-    if (r.nak_e != r.e) {
+    const bool again = p_.nak_interval_ns != 0 && now_ps >= r.nak_ps + p_.nak_interval_ns * 1000;
+    if (r.nak_e != r.e || again) {
+      if (p_.dcqcn.cnp_on_nak && p_.dcqcn.enabled) {
+        ++counters_.naks_telling_congestion;
+        congestion_seen(r, now_ps);  // before the NAK: with cnp_mode ack it carries it
+      }
       queue_nak(r, r.e);
       r.nak_e = r.e;
+      r.nak_ps = now_ps;
     }
     return;
   }

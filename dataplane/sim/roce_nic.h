@@ -132,12 +132,13 @@ struct NicFlowStats {
   X(acks_sent, "ACK frames sent")                                                               \
   X(naks_sent, "NAK frames sent (PSN sequence error)")                                          \
   X(cnps_sent, "CNP frames sent")                                                               \
-  X(cnps_suppressed, "CE-marked data packets that sent no CNP (min_time_between_cnps)")         \
+  X(cnps_suppressed, "CE marks (and cnp_on_nak NAKs) that sent no CNP (min_time_between_cnps)") \
   X(acks_received, "ACK frames received")                                                       \
   X(naks_received, "NAK frames received")                                                       \
   X(cnps_received, "CNP frames received")                                                       \
   X(becn_acks_sent, "ACKs and NAKs sent with BECN set (cnp_mode ack: CE marks told)")           \
   X(becn_acks_received, "ACKs and NAKs received with BECN set (each reacted to as a CNP)")      \
+  X(naks_telling_congestion, "out-of-order NAKs that also told congestion (cnp_on_nak)")        \
   X(rate_cuts, "DCQCN rate cuts")                                                               \
   X(rx_frames, "frames received")                                                               \
   X(rx_bytes, "bytes of the frames received")                                                   \
@@ -339,6 +340,7 @@ class RoceNic {
     uint64_t npkts = 0;
     uint64_t e = 0;                 // expected packet index
     uint64_t nak_e = UINT64_MAX;    // go-back-N: e when the last NAK went
+    uint64_t nak_ps = 0;            // go-back-N: when it went (nak_interval)
     uint64_t ack_abs = UINT64_MAX;  // its ACK still queued (Ring index), if any
     bool becn = false;              // cnp_mode ack: a CE mark the next ACK/NAK tells
     DcqcnNp np;
@@ -383,6 +385,7 @@ class RoceNic {
   void rearm_rto(SendQp& q, uint32_t slot, uint64_t now_ps);
   uint32_t send_data(SendQp& q, uint32_t slot, uint64_t now_ps, uint8_t* buf);
   void on_ack(const ParsedPacket& pp, const uint8_t* frame, uint64_t now_ps);
+  void congestion_seen(RecvQp& r, uint64_t now_ps);
   void congestion_notified(SendQp& q, uint32_t slot, uint64_t now_ps);
   void on_cnp(const ParsedPacket& pp, uint64_t now_ps);
   void complete(SendQp& q, uint32_t slot, uint64_t now_ps);

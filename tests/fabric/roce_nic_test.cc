@@ -464,6 +464,69 @@ TEST(RoceNic, DroppedPacketGoBackNNaksTheExpectedPsnAndResendsFromThere) {
   EXPECT_EQ(a.timeouts, 0u);
 }
 
+// ConWeave's ns-3 go-back-N receiver: the same expected PSN is NAKed again
+// while the hole lasts (nak_interval), and with cnp_on_nak each such NAK
+// also tells congestion, as a CNP frame or, with cnp_mode ack, as BECN.
+TEST(RoceNic, GoBackNReNaksAfterTheIntervalAndCanTellCongestionWithIt) {
+  const uint32_t ipsn = ipsn_of(0x11);
+  auto run_with = [&](const NicParams& p, Link& link) {
+    bool dropped = false;
+    link.shim = [&](int from, std::vector<uint8_t>& f, uint64_t) {
+      const ParsedPacket pp = parse(f);
+      if (from == 0 && is_data(pp) && packet_index(pp, ipsn) == 10 && !dropped) {
+        dropped = true;
+        return Verdict::kDrop;
+      }
+      return Verdict::kDeliver;
+    };
+    (void)p;
+    link.flow(1, 200 * 1024);
+    link.run();
+    EXPECT_EQ(link.a.take_completed().size(), 1u);
+  };
+  NicParams p;
+  p.nak_interval_ns = 500;
+  Link link(p, p, 100 * kG, 2 * kUs);
+  run_with(p, link);
+  std::vector<uint64_t> nak_times;
+  for (const Sent& s : link.log) {
+    const ParsedPacket pp = parse(s.bytes);
+    if (s.from == 1 && pp.bth_opcode == kRoceOpRcAck && s.bytes[pp.bth_offset + kBthLen] == 0x60) {
+      EXPECT_EQ(pp.bth_psn, (ipsn + 10) & 0xffffff);
+      nak_times.push_back(s.start);
+    }
+  }
+  // Out-of-order packets arrive for about a round trip (4 us): NAKs at
+  // least 0.5 us apart, several of them.
+  ASSERT_GE(nak_times.size(), 3u);
+  for (size_t i = 1; i < nak_times.size(); ++i)
+    EXPECT_GE(nak_times[i] - nak_times[i - 1], 500'000u);
+  EXPECT_EQ(link.b.counters().naks_sent, nak_times.size());
+  EXPECT_EQ(link.b.counters().naks_telling_congestion, 0u);
+  EXPECT_EQ(link.b.counters().cnps_sent, 0u);  // no CE marks on this wire
+  // cnp_on_nak: each NAK also tells congestion: a CNP frame each...
+  NicParams f = p;
+  f.dcqcn.cnp_on_nak = true;
+  f.dcqcn.min_time_between_cnps = 0;
+  Link with_cnp(f, f, 100 * kG, 2 * kUs);
+  run_with(f, with_cnp);
+  const NicCounters& fb = with_cnp.b.counters();
+  EXPECT_GE(fb.naks_sent, 3u);
+  EXPECT_EQ(fb.naks_telling_congestion, fb.naks_sent);
+  EXPECT_EQ(fb.cnps_sent, fb.naks_sent);
+  EXPECT_GT(with_cnp.a.counters().rate_cuts, 0u);
+  // ...or, with cnp_mode ack, BECN on each NAK.
+  NicParams b = f;
+  b.dcqcn.cnp_in_ack = true;
+  Link with_becn(b, b, 100 * kG, 2 * kUs);
+  run_with(b, with_becn);
+  const NicCounters& bb = with_becn.b.counters();
+  EXPECT_EQ(bb.cnps_sent, 0u);
+  EXPECT_EQ(bb.becn_acks_sent, bb.naks_sent);
+  EXPECT_EQ(with_becn.a.counters().becn_acks_received, bb.naks_sent);
+  EXPECT_GT(with_becn.a.counters().rate_cuts, 0u);
+}
+
 TEST(RoceNic, DroppedPacketSelectiveRepeatResendsOnlyIt) {
   NicParams p;
   p.loss_recovery = LossRecovery::kSelectiveRepeat;
@@ -937,7 +1000,7 @@ TEST(NicParams, UnknownKeysAreRefused) {
   EXPECT_EQ(error_of("mtu: 1024\nbogus: 1"),
             "fabric.yaml: nic.bogus: unknown key (known: mtu, data_dscp, data_priority, ack_dscp, "
             "ack_priority, ack_interval, local_ack_timeout, loss_recovery, sr_nak_delay, "
-            "sr_window, max_inflight, dcqcn)");
+            "sr_window, nak_interval, max_inflight, dcqcn)");
   EXPECT_EQ(
       error_of("dcqcn: {rpg_timer: 1}").rfind("fabric.yaml: nic.dcqcn.rpg_timer: unknown key", 0),
       0u);

@@ -76,7 +76,7 @@ TEST(SimFileRules, AnUnknownKeyGetsTheNearestKnownOne) {
   EXPECT_EQ(nic_error("mtus: 1024"),
             "t.yaml: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, data_dscp, "
             "data_priority, ack_dscp, ack_priority, ack_interval, local_ack_timeout, "
-            "loss_recovery, sr_nak_delay, sr_window, max_inflight, dcqcn)");
+            "loss_recovery, sr_nak_delay, sr_window, nak_interval, max_inflight, dcqcn)");
   EXPECT_EQ(nic_error("dcqcn: {rpg_ai_rat: 5}")
                 .rfind("t.yaml: nic.dcqcn.rpg_ai_rat: unknown key, "
                        "did you mean \"rpg_ai_rate\"? (known: ",
@@ -119,7 +119,7 @@ TEST(SimFileRules, AValueASetMadeIsBlamedOnTheSetNotTheFile) {
   EXPECT_EQ(topology_error(kTiny, {"nic.mtus=1024"}),
             "--set nic.mtus=1024: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, "
             "data_dscp, data_priority, ack_dscp, ack_priority, ack_interval, local_ack_timeout, "
-            "loss_recovery, sr_nak_delay, sr_window, max_inflight, dcqcn)");
+            "loss_recovery, sr_nak_delay, sr_window, nak_interval, max_inflight, dcqcn)");
   // The same in the explicit form.
   EXPECT_EQ(topology_error(kExplicit, {"nic.sr_window=100"}, kAsymmetric),
             "--set nic.sr_window=100: nic.sr_window: 100: must be a multiple of 64");
