@@ -22,6 +22,14 @@ inline constexpr int kPfcPriorities = kNumTrafficClasses;
 // counted in neither; 8 bytes of preamble and start delimiter plus the
 // 12-byte inter-frame gap are.
 inline constexpr uint32_t kWireOverheadBytes = 20;
+// Bits per byte × picoseconds per second: a byte's wire time at `bps` is
+// kPsBits / bps picoseconds.
+inline constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;
+// That time when it is a whole number (every Ethernet speed: 100G is 80 ps),
+// so a multiply gives what the division would; else (or bps 0) 0.
+constexpr uint64_t exact_ps_per_byte(uint64_t bps) {
+  return bps != 0 && kPsBits % bps == 0 ? kPsBits / bps : 0;
+}
 
 // ECN codepoints (RFC 3168): the two low bits of the IPv4 TOS byte and of
 // the IPv6 traffic class.

@@ -29,9 +29,7 @@ class Shaper {
   void configure(uint64_t speed_bps, uint64_t burst_ps) {
     speed_bps_ = speed_bps ? speed_bps : 1;
     burst_ps_ = burst_ps;
-    // Common speeds divide 8e12 exactly: a multiply then gives the same
-    // picoseconds as the division, at a fraction of its cost.
-    ps_per_byte_ = kPsBits % speed_bps_ == 0 ? kPsBits / speed_bps_ : 0;
+    ps_per_byte_ = exact_ps_per_byte(speed_bps_);
   }
   uint64_t speed_bps() const { return speed_bps_; }
 
@@ -56,7 +54,6 @@ class Shaper {
   uint64_t wire_free_ps() const { return wire_free_ps_; }
 
  private:
-  static constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;  // bits per byte × ps per s
   uint64_t speed_bps_ = 1;
   uint64_t ps_per_byte_ = 0;  // 8e12 / speed when exact, else 0
   uint64_t burst_ps_ = 0;

@@ -42,9 +42,7 @@ struct Peer {
 
   static Peer wire(bool to_host, uint32_t index, uint16_t port, uint64_t speed_bps,
                    uint64_t delay_ps) {
-    constexpr uint64_t kPsBits = 8'000'000'000'000;
-    const uint64_t per_byte = speed_bps && kPsBits % speed_bps == 0 ? kPsBits / speed_bps : 0;
-    return Peer{to_host, index, port, speed_bps, delay_ps, true, per_byte};
+    return Peer{to_host, index, port, speed_bps, delay_ps, true, exact_ps_per_byte(speed_bps)};
   }
 };
 

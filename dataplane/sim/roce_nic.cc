@@ -33,7 +33,6 @@ uint32_t take_slot(std::vector<T>& v, std::vector<uint32_t>& free) {
 
 constexpr uint32_t kPsnMask = 0xffffff;
 constexpr uint64_t kNever = UINT64_MAX;
-constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;  // bits per byte × ps per s
 constexpr uint8_t kAethAck = 0x1f;  // ACK, credit count "invalid": credits not modelled
 constexpr uint8_t kAethNakPsnSeqError = 0x60;
 constexpr uint64_t kMinDoneKeepPs = 1'000'000'000;   // 1 ms
@@ -98,7 +97,7 @@ RoceNic::RoceNic(const NicParams& p, const NicAddress& self)
     throw std::invalid_argument("RoceNic: bad dcqcn rpg_time_reset or rpg_gd");
   rto_ps_ = p_.retransmit_timeout_ps();
   done_keep_ps_ = std::max(4 * rto_ps_, kMinDoneKeepPs);
-  ps_per_byte_ = kPsBits % self_.speed_bps == 0 ? kPsBits / self_.speed_bps : 0;
+  ps_per_byte_ = exact_ps_per_byte(self_.speed_bps);
   max_frame_len_ = std::max<uint32_t>(kEthMinFrameLen, kDataOverhead + (p_.mtu + 3) / 4 * 4);
   spec_.dst_mac = self_.gateway_mac;
   spec_.src_mac = self_.mac;
