@@ -26,6 +26,23 @@
 //   dce_tcp_rtt                    1 us      α update period
 //   initial_alpha_value            1023      α (in 1/1024) set by the first CNP
 //   rate_reduce_monitor_period     4 us      at most one cut per period
+//   rate_reduce_mode               immediate immediate: a CNP cuts at once when
+//                                            the last cut is a monitor period
+//                                            old, else when it is; periodic:
+//                                            cuts only on a clock of that
+//                                            period started by the first CNP,
+//                                            if a CNP came since the last tick
+//                                            (ConWeave's/HPCC's ns-3 Mellanox
+//                                            model, rdma-hw.cc:929-977; the
+//                                            first CNP then waits a period)
+//   rpg_increase                   counters  counters: the paper's phases from
+//                                            the timer (T) and byte (BC)
+//                                            counters; timer: from T alone as
+//                                            that ns-3 model (rdma-hw.cc:
+//                                            985-1040): T <= F fast recovery,
+//                                            T = F + 1 additive, later hyper
+//                                            by one rpg_hai_rate each (the
+//                                            byte counter is not used)
 //   clamp_tgt_rate                 false     every cut sets RT = RC
 //   clamp_tgt_rate_after_time_inc  true      a cut sets RT = RC only if the
 //                                            timer raised the rate since the
@@ -63,17 +80,27 @@
 //                 RC = RT = rate_to_set_on_first_cnp if set, else a cut. Later
 //                 ones: marks the current α period; cuts now if the last cut
 //                 is rate_reduce_monitor_period old, else once it is.
+//                 rate_reduce_mode periodic: the first CNP starts a clock of
+//                 that period (and sets rate_to_set_on_first_cnp if set,
+//                 else keeps the rate); a tick cuts if any CNP came since
+//                 the last tick, the first CNP's included.
 //   cut           RT = RC if clamped (above); RC −= RC × α / 2^rpg_gd, kept ≥
 //                 RC × rpg_min_dec_fac %, ≥ rpg_min_rate; T = BC = 0; the
 //                 increase timer restarts.
 //   α             every dce_tcp_rtt from the first CNP: α = α·g/1024 +
-//                 (1024 − g) if a CNP came in that period, else α·g/1024
-//                 (integer, as the firmware's fixed point). Computed lazily.
+//                 (1024 − g)/1024 if a CNP came in that period, else
+//                 α·g/1024. Kept in 2^-32 (the knobs stay in 1/1024): a
+//                 1/1024 integer would truncate α to 0 within ~600 us of
+//                 quiet where the paper's real α is still ~0.05, and the
+//                 next episode's cuts would start from nothing. Computed
+//                 lazily.
 //   increase      each rpg_time_reset (T += 1) and each rpg_byte_reset bytes
 //                 sent (BC += 1) after a cut, with F = rpg_threshold:
 //                   max(T, BC) ≤ F          fast recovery: RT unchanged
 //                   min(T, BC) > F          hyper: RT += (min(T, BC) − F) × hai
 //                   otherwise               additive: RT += ai
+//                 (rpg_increase timer: T ≤ F fast recovery, T = F + 1
+//                 additive, T > F + 1 hyper: RT += hai)
 //                 then RT ≤ max rate and RC = ⌈(RT + RC) / 2⌉. Back at the max
 //                 rate (RC = RT = max) the RP is idle: no timer, no counting.
 // NP (per QP): a CE-marked packet asks for a CNP; one is sent unless the last
@@ -104,6 +131,8 @@ struct DcqcnParams {
   uint32_t dce_tcp_rtt = 1;                 // us
   uint32_t initial_alpha_value = 1023;      // of 1024
   uint32_t rate_reduce_monitor_period = 4;  // us
+  bool reduce_periodic = false;             // rate_reduce_mode: periodic (else immediate)
+  bool increase_by_timer = false;           // rpg_increase: timer (else counters)
   bool clamp_tgt_rate = false;
   bool clamp_tgt_rate_after_time_inc = true;
   // Notification point (NVIDIA roce_np).
@@ -143,8 +172,12 @@ class DcqcnRp {
   uint64_t rate_bps() const { return rc_; }
   uint64_t target_bps() const { return rt_; }
   uint64_t max_bps() const { return max_; }
-  // α (in 1/1024) as of now_ps, the lazy updates applied.
-  uint32_t alpha_at(uint64_t now_ps) const;
+  // α as of now_ps, the lazy updates applied: in 2^-32 (1.0 = 2^32), and
+  // rounded down to 1/1024 (the knobs' unit).
+  uint64_t alpha_q32_at(uint64_t now_ps) const;
+  uint32_t alpha_at(uint64_t now_ps) const {
+    return static_cast<uint32_t>(alpha_q32_at(now_ps) >> 22);
+  }
   uint32_t time_stage() const { return t_; }
   uint32_t byte_stage() const { return bc_; }
   uint64_t cuts() const { return cuts_; }
@@ -163,11 +196,13 @@ class DcqcnRp {
   uint64_t rc_ = 0;
   uint64_t rt_ = 0;
   uint64_t alpha_epoch_ps_ = 0;  // start of the current α period
+  uint64_t alpha_ = 0;           // in 2^-32
+  uint64_t first_cnp_ps_ = 0;    // rate_reduce_mode periodic: its clock's origin
+  uint64_t cut_due_ps_ = 0;      // when the pending cut is due
   uint64_t last_cut_ps_ = 0;
   uint64_t next_inc_ps_ = 0;  // next timer increase (when active)
   uint64_t bytes_ = 0;        // since the last byte-counter event
   uint64_t cuts_ = 0;
-  uint32_t alpha_ = 0;
   uint32_t t_ = 0;   // timer increase events since the last cut
   uint32_t bc_ = 0;  // byte-counter increase events since the last cut
   bool seen_cnp_ = false;

@@ -204,6 +204,20 @@ constexpr KeySpec kNicKeys[] = {
               .hi = kMaxTimerUs,
               .unit = "us",
               .def = "4"}),
+    at_start({.path = "nic.dcqcn.rate_reduce_mode",
+              .kind = KeyKind::kChoice,
+              .help = "immediate: a CNP cuts at once if the last cut is a monitor period old, else "
+                      "when it is; periodic: cuts only on a clock of that period started by the "
+                      "first CNP, when a CNP came since the last tick (ConWeave's ns-3)",
+              .def = "immediate",
+              .choices = "immediate|periodic"}),
+    at_start({.path = "nic.dcqcn.rpg_increase",
+              .kind = KeyKind::kChoice,
+              .help = "counters: the paper's increase phases from the timer and byte counters; "
+                      "timer: from the timer stage alone (fast recovery up to rpg_threshold, "
+                      "one additive step, then hyper), ConWeave's ns-3",
+              .def = "counters",
+              .choices = "counters|timer"}),
     at_start({.path = "nic.dcqcn.clamp_tgt_rate",
               .kind = KeyKind::kBool,
               .help = "every cut sets the target rate to the current rate",

@@ -21,6 +21,9 @@ void load_dcqcn(const KeyReader::Map& m, DcqcnParams& d) {
   m.read("dce_tcp_rtt", d.dce_tcp_rtt);
   m.read("initial_alpha_value", d.initial_alpha_value);
   m.read("rate_reduce_monitor_period", d.rate_reduce_monitor_period);
+  std::string rule;
+  if (m.read("rate_reduce_mode", rule)) d.reduce_periodic = rule == "periodic";
+  if (m.read("rpg_increase", rule)) d.increase_by_timer = rule == "timer";
   m.read("clamp_tgt_rate", d.clamp_tgt_rate);
   m.read("clamp_tgt_rate_after_time_inc", d.clamp_tgt_rate_after_time_inc);
   m.read("min_time_between_cnps", d.min_time_between_cnps);

@@ -15,9 +15,16 @@ namespace {
 constexpr uint64_t kLine = 100'000'000'000;  // 100 Gb/s
 constexpr uint64_t kUs = 1'000'000;          // ps
 
-uint32_t decay(uint32_t a, int n, uint32_t g = 1019) {
-  for (int i = 0; i < n; ++i) a = (a * g) >> 10;
+// α after n quiet periods from a (in 1/1024), as the paper's real number.
+double decay(double a, int n, double g = 1019) {
+  for (int i = 0; i < n; ++i) a = a * g / 1024;
   return a;
+}
+
+// α in 1/1024 as a double, from the RP's 2^-32 (each period truncates
+// by at most 2^-32, 2.4e-7 of 1/1024: 1e-3 allows 4,000 periods of it).
+double alpha_of(const DcqcnRp& rp, uint64_t t) {
+  return static_cast<double>(rp.alpha_q32_at(t)) / (1 << 22);
 }
 
 uint64_t cut_of(uint64_t rc, uint32_t alpha, uint32_t gd = 11) {
@@ -57,11 +64,11 @@ TEST(DcqcnRp, CnpCutsRateByHalfAlphaAndMovesTarget) {
 
   // Ten α periods (dce_tcp_rtt = 1 us) later, without a CNP in them.
   const uint64_t t1 = t0 + 10 * kUs;
-  const uint32_t a10 = decay(1023, 10);
-  EXPECT_EQ(rp.alpha_at(t1), a10);
+  const double a10 = decay(1023, 10);
+  EXPECT_NEAR(alpha_of(rp, t1), a10, 1e-3);
   EXPECT_TRUE(rp.on_cnp(t1));
   EXPECT_EQ(rp.target_bps(), rc1);
-  EXPECT_EQ(rp.rate_bps(), cut_of(rc1, a10));
+  EXPECT_NEAR(static_cast<double>(rp.rate_bps()), rc1 * (1 - a10 / 2048), 1e3);
   EXPECT_LT(rp.rate_bps(), rc1 * 53 / 100);
   EXPECT_GT(rp.rate_bps(), rc1 / 2);
 }
@@ -108,6 +115,84 @@ TEST(DcqcnRp, CutsAtMostOncePerMonitorPeriod) {
   EXPECT_EQ(rp.cuts(), 3u);
 }
 
+// rate_reduce_mode periodic (ConWeave's ns-3, rdma-hw.cc:929-977): the first
+// CNP keeps the rate and starts a clock of rate_reduce_monitor_period; each
+// tick cuts if a CNP came since the last one, with α as of the tick.
+TEST(DcqcnRp, PeriodicReduceCutsOnTheFirstCnpsClock) {
+  DcqcnParams p;
+  p.reduce_periodic = true;
+  DcqcnRp rp(&p, kLine);
+  const uint64_t t0 = 10 * kUs;
+  EXPECT_FALSE(rp.on_cnp(t0));
+  EXPECT_EQ(rp.rate_bps(), kLine);
+  EXPECT_TRUE(rp.cut_pending());
+  EXPECT_EQ(rp.next_timer_ps(), t0 + 4 * kUs);
+  EXPECT_FALSE(rp.on_timer(t0 + 4 * kUs - 1));
+  EXPECT_TRUE(rp.on_timer(t0 + 4 * kUs));
+  // The first CNP sets α without marking its period: four quiet updates.
+  const double a4 = decay(1023, 4);
+  EXPECT_NEAR(static_cast<double>(rp.rate_bps()), kLine * (1 - a4 / 2048), 1e3);
+  EXPECT_EQ(rp.cuts(), 1u);
+  EXPECT_FALSE(rp.cut_pending());
+  EXPECT_EQ(rp.next_timer_ps(), t0 + 304 * kUs);  // the increase timer only
+  // Two CNPs between ticks: one cut, on the next tick of the first CNP's clock.
+  EXPECT_FALSE(rp.on_cnp(t0 + 5 * kUs));
+  EXPECT_FALSE(rp.on_cnp(t0 + 6 * kUs));
+  EXPECT_EQ(rp.next_timer_ps(), t0 + 8 * kUs);
+  EXPECT_TRUE(rp.on_timer(t0 + 8 * kUs));
+  EXPECT_EQ(rp.cuts(), 2u);
+  // A CNP on a tick is that tick's: it cuts at once.
+  EXPECT_TRUE(rp.on_cnp(t0 + 12 * kUs));
+  EXPECT_EQ(rp.cuts(), 3u);
+  // Even long after the last cut a CNP waits for the clock, not a period.
+  EXPECT_FALSE(rp.on_cnp(t0 + 101 * kUs));
+  EXPECT_EQ(rp.next_timer_ps(), t0 + 104 * kUs);
+  // rate_to_set_on_first_cnp applies at once; the clock's first tick cuts.
+  p.rate_to_set_on_first_cnp = 40'000;
+  DcqcnRp set(&p, kLine);
+  EXPECT_TRUE(set.on_cnp(0));
+  EXPECT_EQ(set.rate_bps(), 40'000'000'000u);
+  EXPECT_TRUE(set.on_timer(4 * kUs));
+  EXPECT_LT(set.rate_bps(), 40'000'000'000u);
+}
+
+// rpg_increase timer (ConWeave's ns-3, rdma-hw.cc:985-1040): the timer stage
+// alone picks the phase: F fast recoveries, one additive step, then hyper
+// steps of one rpg_hai_rate each; the byte counter does nothing.
+TEST(DcqcnRp, TimerIncreaseRuleIsNs3s) {
+  DcqcnParams p;
+  p.increase_by_timer = true;
+  p.clamp_tgt_rate = true;
+  p.rpg_threshold = 1;
+  p.rpg_ai_rate = 40;
+  p.rpg_hai_rate = 100;
+  DcqcnRp rp(&p, kLine);
+  rp.on_cnp(0);
+  rp.on_cnp(10 * kUs);
+  uint64_t rt = rp.target_bps(), rc = rp.rate_bps();
+  ASSERT_LT(rt, kLine - 1'000'000'000);
+  EXPECT_FALSE(rp.on_sent(1'000'000, 10 * kUs));  // no byte counter
+  EXPECT_EQ(rp.byte_stage(), 0u);
+  const struct {
+    DcqcnIncrease kind;
+    uint64_t add;
+  } steps[] = {{DcqcnIncrease::kFastRecovery, 0},
+               {DcqcnIncrease::kAdditive, 40'000'000},
+               {DcqcnIncrease::kHyper, 100'000'000},
+               {DcqcnIncrease::kHyper, 100'000'000},
+               {DcqcnIncrease::kHyper, 100'000'000}};
+  uint64_t t = 10 * kUs;
+  for (const auto& s : steps) {
+    t += 300 * kUs;
+    EXPECT_TRUE(rp.on_timer(t));
+    rt += s.add;
+    rc = half_way(rt, rc);
+    EXPECT_EQ(rp.last_increase(), s.kind) << rp.time_stage();
+    EXPECT_EQ(rp.target_bps(), rt) << rp.time_stage();
+    EXPECT_EQ(rp.rate_bps(), rc) << rp.time_stage();
+  }
+}
+
 TEST(DcqcnRp, AlphaDecaysWithoutCnpsAndRisesWithThem) {
   DcqcnParams p;
   DcqcnRp rp(&p, kLine);
@@ -115,17 +200,21 @@ TEST(DcqcnRp, AlphaDecaysWithoutCnpsAndRisesWithThem) {
   rp.on_cnp(t0);
   EXPECT_EQ(rp.alpha_at(t0), 1023u);
   EXPECT_EQ(rp.alpha_at(t0 + kUs - 1), 1023u);  // the first period is not over
-  EXPECT_EQ(rp.alpha_at(t0 + kUs), decay(1023, 1));
-  EXPECT_EQ(rp.alpha_at(t0 + 5 * kUs), decay(1023, 5));
-  EXPECT_EQ(rp.alpha_at(t0 + 100 * kUs), decay(1023, 100));
-  EXPECT_EQ(rp.alpha_at(t0 + 5000 * kUs), 0u);  // α = α·g/1024 reaches 0
+  EXPECT_NEAR(alpha_of(rp, t0 + kUs), decay(1023, 1), 1e-3);
+  EXPECT_NEAR(alpha_of(rp, t0 + 5 * kUs), decay(1023, 5), 1e-3);
+  EXPECT_NEAR(alpha_of(rp, t0 + 100 * kUs), decay(1023, 100), 1e-3);
+  // Kept finer than the knobs' 1/1024: after 600 quiet periods the real α
+  // is ~0.053 (54/1024), where a 1/1024 integer would have reached 0.
+  EXPECT_NEAR(alpha_of(rp, t0 + 600 * kUs), decay(1023, 600), 1e-3);
+  EXPECT_EQ(rp.alpha_at(t0 + 600 * kUs), 54u);
+  EXPECT_EQ(rp.alpha_at(t0 + 5000 * kUs), 0u);  // far below 1/1024
   // A CNP in the period [100, 101) raises α at its end:
   // α = α·g/1024 + (1024 − g).
   EXPECT_TRUE(rp.on_cnp(t0 + 100 * kUs + kUs / 2));
-  const uint32_t a100 = decay(1023, 100);
-  EXPECT_EQ(rp.alpha_at(t0 + 101 * kUs - 1), a100);
-  EXPECT_EQ(rp.alpha_at(t0 + 101 * kUs), ((a100 * 1019) >> 10) + 5);
-  EXPECT_EQ(rp.alpha_at(t0 + 102 * kUs), ((((a100 * 1019) >> 10) + 5) * 1019) >> 10);
+  const double a100 = decay(1023, 100);
+  EXPECT_NEAR(alpha_of(rp, t0 + 101 * kUs - 1), a100, 1e-3);
+  EXPECT_NEAR(alpha_of(rp, t0 + 101 * kUs), a100 * 1019 / 1024 + 5, 1e-3);
+  EXPECT_NEAR(alpha_of(rp, t0 + 102 * kUs), (a100 * 1019 / 1024 + 5) * 1019 / 1024, 1e-3);
   // Many CNPs hold α near 1.
   DcqcnRp busy(&p, kLine);
   for (uint64_t t = 0; t < 2000 * kUs; t += kUs / 2) busy.on_cnp(t);

@@ -193,7 +193,8 @@ def rocelb_takes_it(tool, tmp, build_dir):
     for path, want in (("ack_priority", 6), ("ack_dscp", 48), ("mtu", 1024),
                        ("dcqcn.cnp_mode", "ack"), ("dcqcn.rpg_ai_rate", 40),
                        ("dcqcn.rpg_hai_rate", 100), ("dcqcn.rpg_byte_reset", 0),
-                       ("dcqcn.dce_tcp_g", 1020), ("dcqcn.rpg_time_reset", 300)):
+                       ("dcqcn.dce_tcp_g", 1020), ("dcqcn.rpg_time_reset", 300),
+                       ("dcqcn.rate_reduce_mode", "periodic"), ("dcqcn.rpg_increase", "timer")):
         v = nic
         for k in path.split("."):
             v = v.get(k) if isinstance(v, dict) else None
