@@ -22,6 +22,22 @@ inline constexpr int kPfcPriorities = kNumTrafficClasses;
 // counted in neither; 8 bytes of preamble and start delimiter plus the
 // 12-byte inter-frame gap are.
 inline constexpr uint32_t kWireOverheadBytes = 20;
+// What a frame of `len` captured bytes holds a wire for, in bytes.
+// Ethernet (the default): len + 20. ns3() is how ConWeave's and HPCC's ns-3
+// count a packet: no preamble or gap, and 36 bytes of headers where a RoCEv2
+// frame has 58 (PPP 2 + IPv4 20 + UDP 8 + seq/pg 6 against Ethernet 14 +
+// IPv4 20 + UDP 8 + BTH 12 + ICRC 4), the smallest packet 48 bytes (their
+// ACK, rdma-hw.cc:357): max(len - 22, 48). The fabric's `nic.framing`.
+struct WireFraming {
+  int32_t add = kWireOverheadBytes;
+  uint32_t min = 0;
+  static constexpr WireFraming ns3() { return WireFraming{-22, 48}; }
+  constexpr uint32_t bytes(uint32_t len) const {
+    const int64_t b = int64_t{len} + add;
+    return b < int64_t{min} ? min : static_cast<uint32_t>(b);
+  }
+  constexpr bool operator==(const WireFraming&) const = default;
+};
 // Bits per byte × picoseconds per second: a byte's wire time at `bps` is
 // kPsBits / bps picoseconds.
 inline constexpr uint64_t kPsBits = 8 * 1'000'000'000'000ull;

@@ -126,13 +126,13 @@ class PortTx {
     std::atomic_thread_fence(std::memory_order_release);
     ++tx_packets;
     tx_bytes += bytes;
-    load.on_tx(bytes + kWireOverheadBytes);  // wire bytes: a full link reads as its speed
+    load.on_tx(shaper.wire_bytes(bytes));  // wire bytes: a full link reads as its speed
   }
   void count_tx_burst(uint32_t packets, uint64_t bytes) {
     std::atomic_thread_fence(std::memory_order_release);
     tx_packets += packets;
     tx_bytes += bytes;
-    load.on_tx(bytes + uint64_t{packets} * kWireOverheadBytes);
+    load.on_tx(bytes + uint64_t{packets} * kWireOverheadBytes);  // Ethernet: live ports only
   }
   // Closes a load sampling interval if one has passed (the owner calls it).
   void sample_load(uint64_t now_ns) {

@@ -14,7 +14,8 @@
 // time between passes would be lost: 75 % of 5G at 13 us passes). After
 // idle a port may thus send up to two bursts at once.
 //
-// Knobs: speed_bps, burst_ps. Counters: none (the port counts tx).
+// Knobs: speed_bps, burst_ps, framing (WireFraming). Counters: none (the
+// port counts tx).
 #pragma once
 
 #include <algorithm>
@@ -26,6 +27,10 @@ namespace rocelb {
 
 class Shaper {
  public:
+  // How frames count on this wire (WireFraming: Ethernet unless a fabric
+  // run says ns-3's).
+  void set_framing(WireFraming f) { framing_ = f; }
+  uint32_t wire_bytes(uint32_t bytes) const { return framing_.bytes(bytes); }
   void configure(uint64_t speed_bps, uint64_t burst_ps) {
     speed_bps_ = speed_bps ? speed_bps : 1;
     burst_ps_ = burst_ps;
@@ -35,9 +40,9 @@ class Shaper {
 
   // Picoseconds a frame of `bytes` holds the wire.
   uint64_t wire_ps(uint32_t bytes) const {
-    if (ps_per_byte_) return uint64_t{bytes + kWireOverheadBytes} * ps_per_byte_;
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(bytes + kWireOverheadBytes) * kPsBits) / speed_bps_);
+    const uint64_t wire = framing_.bytes(bytes);
+    if (ps_per_byte_) return wire * ps_per_byte_;
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kPsBits) / speed_bps_);
   }
   bool can_send(uint64_t now_ps) const { return wire_free_ps_ <= now_ps + burst_ps_; }
   // Earliest time a frame may start.
@@ -58,6 +63,7 @@ class Shaper {
   uint64_t ps_per_byte_ = 0;  // 8e12 / speed when exact, else 0
   uint64_t burst_ps_ = 0;
   uint64_t wire_free_ps_ = 0;
+  WireFraming framing_;
 };
 
 }  // namespace rocelb

@@ -233,6 +233,8 @@ void FabricRun::Impl::make_switches() {
     n.name = w.topo.switches[i].name;
     n.dp = std::make_unique<Dataplane>(SwitchConfig::build(p), 1, kFabricRingSlots, 0);
     n.dp->set_control_pool(pool);
+    for (uint16_t id : n.dp->config().port_ids)
+      n.dp->tx(id).shaper.set_framing(w.nic_params.framing);
     n.clock = std::make_unique<SwitchClock>(*n.dp);
     const size_t slots = n.dp->port_slots();
     n.wake.assign(slots, WakeKeys{});
@@ -250,7 +252,7 @@ void FabricRun::Impl::connect() {
   auto add_meter = [&](std::string from, std::string to, uint64_t speed, uint64_t delay_ps) {
     const uint32_t m = w.links.add_link(std::move(from), std::move(to), speed);
     w.wires = std::max(w.wires, m + 1);
-    lookahead_ps = std::min(lookahead_ps, delay_ps + wire_ps(0, speed));
+    lookahead_ps = std::min(lookahead_ps, delay_ps + wire_ps(w.nic_params.framing.bytes(0), speed));
     return m;
   };
   // A switch port sends at its configured speed (so `--set
@@ -318,10 +320,10 @@ void FabricRun::Impl::make_flow_records() {
     if (w.topo.planes > 1) r.plane = plane;
     w.flow_src[i] = w.topo.port_of(f.src, plane);
     w.flow_dst[i] = w.topo.port_of(f.dst, plane);
-    r.ideal_fct_ns =
-        (ideal_fct_ps(paths.path(w.flow_src[i], w.flow_dst[i]), f.size_bytes, w.nic_params.mtu) +
-         999) /
-        1000;
+    r.ideal_fct_ns = (ideal_fct_ps(paths.path(w.flow_src[i], w.flow_dst[i]), f.size_bytes,
+                                   w.nic_params.mtu, w.nic_params.framing) +
+                      999) /
+                     1000;
     if (w.phase_flows.size() <= f.phase) w.phase_flows.resize(f.phase + 1);
     if (f.phase > 0) w.phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
   }

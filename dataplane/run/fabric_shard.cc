@@ -13,9 +13,8 @@
 
 namespace rocelb {
 
-uint64_t wire_ps(uint64_t frame_bytes, uint64_t bps) {
-  const unsigned __int128 bits =
-      static_cast<unsigned __int128>(frame_bytes + kWireOverheadBytes) * 8 * 1'000'000'000'000ull;
+uint64_t wire_ps(uint64_t wire_bytes, uint64_t bps) {
+  const unsigned __int128 bits = static_cast<unsigned __int128>(wire_bytes) * kPsBits;
   return static_cast<uint64_t>((bits + bps - 1) / bps);
 }
 
@@ -191,8 +190,9 @@ bool FabricShard::due(WakeKeys& keys, const Event& e, uint64_t order) {
 // frames queue in the wire's lane; to another shard, through the outbox.
 void FabricShard::send_frame(const Peer& to, uint32_t wire, rte_mbuf* m, uint32_t len,
                              uint64_t start_ps, const uint8_t* bytes) {
-  const uint64_t on_wire = to.ps_per_byte ? (uint64_t{len} + kWireOverheadBytes) * to.ps_per_byte
-                                          : wire_ps(len, to.speed_bps);
+  const uint32_t wire_bytes = w_.nic_params.framing.bytes(len);
+  const uint64_t on_wire =
+      to.ps_per_byte ? uint64_t{wire_bytes} * to.ps_per_byte : wire_ps(wire_bytes, to.speed_bps);
   const uint64_t at = start_ps + on_wire + to.delay_ps;
   // One shard: every node is its own (no look at the far node's record).
   const uint32_t shard =
@@ -285,7 +285,7 @@ void FabricShard::host_send(uint32_t h, uint64_t now_ps) {
   const uint32_t cap = direct ? rte_pktmbuf_tailroom(m) : static_cast<uint32_t>(buf_.size());
   const uint32_t len = host.nic->poll(now_ps, frame, cap, &start);
   if (len > 0) {
-    meter(host.meter, now_ps, start, len + kWireOverheadBytes);
+    meter(host.meter, now_ps, start, w_.nic_params.framing.bytes(len));
     if (host.capture.is_open() &&
         w_.budget->take(FrameSink::record_bytes(len, 0, host.capture.pcapng()), start / 1000))
       host.capture.write(start / 1000, frame, len, {});
@@ -314,7 +314,7 @@ void FabricShard::on_port(const Event& e) {
   uint64_t start = 0;
   const uint16_t port = static_cast<uint16_t>(e.b);
   if (rte_mbuf* m = n.clock->depart(port, now, &start)) {
-    meter(n.meter[port], now, start, m->pkt_len + kWireOverheadBytes);
+    meter(n.meter[port], now, start, w_.nic_params.framing.bytes(m->pkt_len));
     const bool annotate = n.capture[port].pcapng();
     if (n.rec) n.rec->depart(port, m, start / 1000, annotate ? &comment_ : nullptr);
     if (n.capture[port].is_open() &&

@@ -36,8 +36,9 @@
 namespace rocelb {
 
 // A frame's last bit reaches the far end of a wire of `bps` this long after
-// its first went out: (bytes + 20) × 8 / speed, rounded up.
-uint64_t wire_ps(uint64_t frame_bytes, uint64_t bps);
+// its first went out: its wire bytes (WireFraming::bytes) × 8 / speed,
+// rounded up.
+uint64_t wire_ps(uint64_t wire_bytes, uint64_t bps);
 
 // A flow that finished (its sender saw the last ACK) at an event at now_ps.
 struct FlowDone {

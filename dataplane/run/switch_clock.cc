@@ -127,7 +127,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && unlinked_.has(port)) {
     // It holds the wire as if sent (the port's pace and load are the same),
     // but nothing takes it: a drop, not a transmission.
-    t.load.on_tx(m->pkt_len + kWireOverheadBytes);
+    t.load.on_tx(t.shaper.wire_bytes(m->pkt_len));
     ws_.port[port].drop(DropReason::no_link);
     if (PacketObserver* obs = dp_.observer())
       obs->on_drop(m, port, kClassUnknown, DropReason::no_link, start / 1000);

@@ -120,15 +120,16 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
   return HostPaths(topo).path(src, dst);
 }
 
-uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu) {
+uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu,
+                      WireFraming framing) {
   if (path.empty() || size_bytes == 0 || mtu == 0) return 0;
   uint64_t slowest = UINT64_MAX;
   for (const PathLink& l : path) slowest = std::min(slowest, l.speed_bps);
   const uint64_t full = size_bytes / mtu;
   const uint32_t rest = static_cast<uint32_t>(size_bytes % mtu);
-  const uint64_t w_full = roce_data_frame_bytes(mtu) + kWireOverheadBytes;
-  const uint64_t w_last = roce_data_frame_bytes(rest ? rest : mtu) + kWireOverheadBytes;
-  const uint64_t w_ack = roce_ack_frame_bytes() + kWireOverheadBytes;
+  const uint64_t w_full = framing.bytes(roce_data_frame_bytes(mtu));
+  const uint64_t w_last = framing.bytes(roce_data_frame_bytes(rest ? rest : mtu));
+  const uint64_t w_ack = framing.bytes(roce_ack_frame_bytes());
   const uint64_t all_bytes = (rest ? full : full - 1) * w_full + w_last;
   uint64_t t = wire_ps(all_bytes, slowest) - wire_ps(w_last, slowest);
   for (const PathLink& l : path)

@@ -4,8 +4,8 @@
 // one packet's store and forward on every other link, plus the path's
 // propagation delay; the ACK of the last packet (sent at once: it asks for
 // one) then comes back the same way. With wire bytes w = frame + 20
-// (preamble and inter-frame gap), packets w_1..w_n, links l with speed s_l
-// and delay d_l, and b the slowest speed:
+// (preamble and inter-frame gap; nic.framing ns3: as ns-3 counts), packets w_1..w_n, links l with
+// speed s_l and delay d_l, and b the slowest speed:
 //
 //   ideal = Σ_i w_i·8/b + Σ_l w_n·8/s_l − w_n·8/b + Σ_l d_l     (data)
 //         + Σ_l w_ack·8/s_l + Σ_l d_l                           (last ACK)
@@ -59,6 +59,8 @@ uint32_t roce_data_frame_bytes(uint32_t payload);
 uint32_t roce_ack_frame_bytes();
 
 // In picoseconds.
-uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu);
+// `framing`: how a wire counts a frame (nic.framing; Ethernet: + 20).
+uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu,
+                      WireFraming framing = {});
 
 }  // namespace rocelb

@@ -26,8 +26,15 @@ constexpr KeySpec kNicKeys[] = {
                       "fits it (max(1500, mtu + 64) bytes of IP packet)",
               .lo = 256,
               .hi = 4096,
-              .unit = "bytes: 256, 512, 1024, 2048 or 4096",
+              .unit = "bytes: 256, 512, 1024, 2048 or 4096; any with framing ns3",
               .def = "1024"}),
+    at_start({.path = "nic.framing",
+              .kind = KeyKind::kChoice,
+              .help = "how every wire of the fabric counts a frame: ethernet, its bytes + 20 "
+                      "(preamble, gap); ns3, as ConWeave's and HPCC's ns-3 count a packet, "
+                      "max(bytes - 22, 48): no preamble or gap, 36 bytes of headers",
+              .def = "ethernet",
+              .choices = "ethernet|ns3"}),
     at_start({.path = "nic.data_dscp",
               .kind = KeyKind::kUint,
               .help = "DSCP of data packets when a flow names none",

@@ -47,9 +47,12 @@ NicParams load_nic_params(const YAML::Node& nic, const KeyOrigin& origin) {
                     [](const std::string& message) { throw NicParamsError(message); });
   r.check_utf8(nic, "nic");
   const KeyReader::Map m = r.map(nic, "nic", "nic");
-  if (m.read("mtu", p.mtu) && p.mtu != 256 && p.mtu != 512 && p.mtu != 1024 && p.mtu != 2048 &&
-      p.mtu != 4096)
-    r.fail_value(m.at("mtu"), *m.get("mtu"), "must be 256, 512, 1024, 2048 or 4096");
+  std::string framing;
+  if (m.read("framing", framing) && framing == "ns3") p.framing = WireFraming::ns3();
+  if (m.read("mtu", p.mtu) && p.framing == WireFraming{} && p.mtu != 256 && p.mtu != 512 &&
+      p.mtu != 1024 && p.mtu != 2048 && p.mtu != 4096)
+    r.fail_value(m.at("mtu"), *m.get("mtu"),
+                 "must be 256, 512, 1024, 2048 or 4096 (framing ethernet: the IB path MTUs)");
   m.read("data_dscp", p.data_dscp);
   m.read("data_priority", p.data_priority);
   uint8_t v = 0;

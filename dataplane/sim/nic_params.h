@@ -7,11 +7,19 @@
 // the value came from, the key path and the rule:
 //   "fabric.yaml: nic.dcqcn.rpg_ai_rate: \"x\": must be an integer
 //    0..1600000 (Mb/s)"
-//   "--set nic.mtu=1000: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096"
+//   "--set nic.mtu=1000: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096
+//    (framing ethernet: the IB path MTUs)"
 //
 //   nic:
 //     mtu: 1024                 payload bytes per packet: 256, 512, 1024,
-//                               2048 or 4096 (the IB path MTUs)
+//                               2048 or 4096 (the IB path MTUs); any of
+//                               256..4096 with framing ns3 (ConWeave: 1000)
+//     framing: ethernet         how every wire of the fabric counts a frame:
+//                               ethernet, its bytes + 20 (preamble, gap);
+//                               ns3, as ConWeave's/HPCC's ns-3 count their
+//                               packets, max(bytes - 22, 48)
+//                               (common/constants.h WireFraming), for
+//                               like-for-like comparisons with them
 //     data_dscp: 26             DSCP of data packets when a flow names none
 //     data_priority: 3          the NIC's priority for data (PFC pauses it)
 //     ack_dscp: 26              DSCP of ACK/NAK (default: the flow's DSCP)
@@ -68,6 +76,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/constants.h"
 #include "control/key_reader.h"
 #include "control/key_schema.h"
 #include "dataplane/sim/dcqcn.h"
@@ -83,6 +92,7 @@ enum class LossRecovery : uint8_t { kGoBackN, kSelectiveRepeat };
 
 struct NicParams {
   uint32_t mtu = 1024;
+  WireFraming framing;  // framing: ethernet, or WireFraming::ns3()
   uint8_t data_dscp = 26;
   uint8_t data_priority = 3;
   std::optional<uint8_t> ack_dscp;      // unset: the flow's DSCP

@@ -422,7 +422,7 @@ uint32_t RoceNic::send_data(SendQp& q, uint32_t slot, uint64_t now_ps, uint8_t* 
     arm(q.timers[kTxRto], now_ps + rto_ps_, slot, q.gen, kTxRto);
   if (p_.dcqcn.enabled && q.rp.on_sent(len, now_ps)) rearm_cc(q, slot);
   q.last_start_ps = now_ps;
-  q.last_wire_bytes = len + kWireOverheadBytes;
+  q.last_wire_bytes = p_.framing.bytes(len);
   q.next_allowed_ps = now_ps + tx_ps(q.last_wire_bytes, qp_rate_bps(q));
   if (sendable(q)) {
     if (q.next_allowed_ps <= now_ps + wire_ps(len)) {
@@ -830,9 +830,9 @@ void RoceNic::purge_done(uint64_t now_ps) {
 // ---------------------------------------------------------------- wire
 
 uint64_t RoceNic::wire_ps(uint32_t bytes) const {
-  if (ps_per_byte_) return uint64_t{bytes + kWireOverheadBytes} * ps_per_byte_;
-  return static_cast<uint64_t>(static_cast<unsigned __int128>(bytes + kWireOverheadBytes) *
-                               kPsBits / self_.speed_bps);
+  const uint64_t wire = p_.framing.bytes(bytes);
+  if (ps_per_byte_) return wire * ps_per_byte_;
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(wire) * kPsBits / self_.speed_bps);
 }
 
 uint64_t RoceNic::tx_ps(uint32_t wire_bytes, uint64_t rate_bps) const {

@@ -126,6 +126,43 @@ TEST_F(FabricRunTest, OneFlowAloneFinishesAtItsIdealTime) {
   }
 }
 
+// nic.framing ns3 with nic.mtu 1000: packets of 1,000 payload bytes, each
+// holding every wire for as long as ns-3 holds it (1,036 bytes, no
+// preamble or gap; the ACK 48 bytes), so a lone flow's ideal and its FCT are
+// ns-3's arithmetic. Ethernet framing refuses a payload of 1,000.
+TEST_F(FabricRunTest, Ns3FramingCountsFramesAsNs3Does) {
+  const Outcome r =
+      run("flows:\n  - {src: h0, dst: h4, size: 1MB}\n", {"nic.framing=ns3", "nic.mtu=1000"});
+  ASSERT_EQ(r.flows.size(), 1u);
+  const Flow& f = r.flows[0];
+  ASSERT_TRUE(f.finished);
+  EXPECT_EQ(f.packets, 1000u);
+  // Four 100G links of 1 us: 1,000 packets of 1,036 B on the first, the
+  // last one again on each of the other three, the last ACK (48 B) on all
+  // four, 8 us of propagation (80 ps a byte at 100G).
+  const uint64_t want_ps = (1000 * 1036 + 3 * 1036 + 4 * 48) * 80 + 8'000'000;
+  EXPECT_EQ(f.ideal_ns, want_ps / 1000);
+  EXPECT_NEAR(f.slowdown, 1.0, 0.02) << "fct " << f.fct_ns << " ideal " << f.ideal_ns;
+  EXPECT_TRUE(r.result.conserved);
+  // links.csv meters the same wire bytes: the host's wire carried the
+  // flow's packets at 1,036 B each.
+  std::istringstream links(slurp(fs::path(r.dir) / "links.csv"));
+  uint64_t h0_bytes = 0;
+  for (std::string line; std::getline(links, line);) {
+    if (line.rfind("h0,", 0) != 0) continue;
+    std::vector<std::string> c;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) c.push_back(cell);
+    ASSERT_EQ(c.size(), 5u) << line;
+    h0_bytes += std::stoull(c[3]);
+  }
+  EXPECT_EQ(h0_bytes, 1000u * 1036);
+  EXPECT_THROW(
+      load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml",
+                         {"nic.mtu=1000"}),
+      std::exception);
+}
+
 // --fct-txt: out_fct.txt as ConWeave's and HPCC's ns-3 write it, a line per
 // finished flow in the order they finished: the hosts' indices, the UDP
 // ports, size, start, FCT and the ideal FCT, the same numbers as flows.csv.

@@ -981,7 +981,8 @@ TEST(NicParams, ErrorsNameTheKeyPath) {
   EXPECT_EQ(error_of("dcqcn: {rpg_ai_rate: fast}"),
             "fabric.yaml: nic.dcqcn.rpg_ai_rate: \"fast\": must be an integer 0..1600000 (Mb/s)");
   EXPECT_EQ(error_of("mtu: 1500"),
-            "fabric.yaml: nic.mtu: 1500: must be 256, 512, 1024, 2048 or 4096");
+            "fabric.yaml: nic.mtu: 1500: must be 256, 512, 1024, 2048 or 4096 (framing ethernet: "
+            "the IB path MTUs)");
   EXPECT_EQ(error_of("loss_recovery: irn"),
             "fabric.yaml: nic.loss_recovery: \"irn\": must be one of go_back_n, "
             "selective_repeat");
@@ -998,7 +999,8 @@ TEST(NicParams, ErrorsNameTheKeyPath) {
 
 TEST(NicParams, UnknownKeysAreRefused) {
   EXPECT_EQ(error_of("mtu: 1024\nbogus: 1"),
-            "fabric.yaml: nic.bogus: unknown key (known: mtu, data_dscp, data_priority, ack_dscp, "
+            "fabric.yaml: nic.bogus: unknown key (known: mtu, framing, data_dscp, data_priority, "
+            "ack_dscp, "
             "ack_priority, ack_interval, local_ack_timeout, loss_recovery, sr_nak_delay, "
             "sr_window, nak_interval, max_inflight, dcqcn)");
   EXPECT_EQ(

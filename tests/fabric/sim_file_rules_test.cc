@@ -74,7 +74,8 @@ TEST(SimFileRules, NicIntegersAreDecimalOrHex) {
 
 TEST(SimFileRules, AnUnknownKeyGetsTheNearestKnownOne) {
   EXPECT_EQ(nic_error("mtus: 1024"),
-            "t.yaml: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, data_dscp, "
+            "t.yaml: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, framing, "
+            "data_dscp, "
             "data_priority, ack_dscp, ack_priority, ack_interval, local_ack_timeout, "
             "loss_recovery, sr_nak_delay, sr_window, nak_interval, max_inflight, dcqcn)");
   EXPECT_EQ(nic_error("dcqcn: {rpg_ai_rat: 5}")
@@ -116,16 +117,18 @@ TEST(SimFileRules, AValueASetMadeIsBlamedOnTheSetNotTheFile) {
   EXPECT_EQ(topology_error(kTiny, {"nic.dcqcn={rpg_gd: 32}"}),
             "--set nic.dcqcn={rpg_gd: 32}: nic.dcqcn.rpg_gd: 32: must be an integer 1..31 (cut = "
             "rate x alpha / 2^rpg_gd)");
-  EXPECT_EQ(topology_error(kTiny, {"nic.mtus=1024"}),
-            "--set nic.mtus=1024: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, "
-            "data_dscp, data_priority, ack_dscp, ack_priority, ack_interval, local_ack_timeout, "
-            "loss_recovery, sr_nak_delay, sr_window, nak_interval, max_inflight, dcqcn)");
+  EXPECT_EQ(
+      topology_error(kTiny, {"nic.mtus=1024"}),
+      "--set nic.mtus=1024: nic.mtus: unknown key, did you mean \"mtu\"? (known: mtu, framing, "
+      "data_dscp, data_priority, ack_dscp, ack_priority, ack_interval, local_ack_timeout, "
+      "loss_recovery, sr_nak_delay, sr_window, nak_interval, max_inflight, dcqcn)");
   // The same in the explicit form.
   EXPECT_EQ(topology_error(kExplicit, {"nic.sr_window=100"}, kAsymmetric),
             "--set nic.sr_window=100: nic.sr_window: 100: must be a multiple of 64");
   // A bad value in the file is the file's, whatever a --set changed beside it.
   EXPECT_EQ(topology_error(std::string(kTiny) + "nic: {mtu: 1000}\n", {"nic.ack_interval=2"}),
-            "t.yaml: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096");
+            "t.yaml: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096 (framing ethernet: the "
+            "IB path MTUs)");
   // A key a --set value gives twice.
   EXPECT_EQ(topology_error(kTiny, {"nic.dcqcn={enabled: true, enabled: false}"}),
             "--set nic.dcqcn={enabled: true, enabled: false}: nic.dcqcn.enabled: duplicate key");

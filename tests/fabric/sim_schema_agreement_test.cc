@@ -59,7 +59,7 @@ TEST(SimSchemaAgreement, TheNicMap) {
   const std::string minimal = std::string(kTiny) + "nic: {dcqcn: {}}\n";
   EXPECT_EQ(expect_table_and_reader_agree(nic_schema(), minimal,
                                           [](const std::string& t) { return topology_error(t); }),
-            43u);
+            44u);
 }
 
 const Topology& fabric() {

@@ -288,7 +288,8 @@ TEST(Topology, NicKnobsComeFromTheFileAndNicOverrides) {
   } catch (const TopologyError& e) {
     // The --set made the value: it is named, not the file.
     EXPECT_EQ(std::string(e.what()),
-              "--set nic.mtu=1000: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096");
+              "--set nic.mtu=1000: nic.mtu: 1000: must be 256, 512, 1024, 2048 or 4096 "
+              "(framing ethernet: the IB path MTUs)");
   }
   try {
     load_topology_text(base + "nic: {mtus: 1024}\n", "t.yaml", ".");
