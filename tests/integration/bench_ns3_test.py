@@ -190,7 +190,7 @@ def rocelb_takes_it(tool, tmp, build_dir):
         fabric = yaml.safe_load(f)
     check(len(fabric["hosts"]) == 32, "%d hosts exported, expected 32" % len(fabric["hosts"]))
     nic = fabric["nic"]
-    for path, want in (("ack_priority", 6), ("ack_dscp", 48), ("mtu", 1024),
+    for path, want in (("ack_priority", 6), ("ack_dscp", 48), ("mtu", 1000), ("framing", "ns3"),
                        ("dcqcn.cnp_mode", "ack"), ("dcqcn.rpg_ai_rate", 40),
                        ("dcqcn.rpg_hai_rate", 100), ("dcqcn.rpg_byte_reset", 0),
                        ("dcqcn.dce_tcp_g", 1020), ("dcqcn.rpg_time_reset", 300),
