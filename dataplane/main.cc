@@ -240,6 +240,7 @@ struct FabricArgs {
   uint32_t pool_mbufs = 0;  // 0: fabric_pool_mbufs' default
   bool quiet = false;
   bool fct_txt = false;
+  std::string ideal = "rocelb";
   RecordArgs record;
 };
 
@@ -322,6 +323,7 @@ bool fabric_options(const FabricArgs& a, FabricRunOptions& opt, uint64_t& max_me
   opt.captures = a.captures;
   opt.threads = a.threads;
   opt.fct_txt = a.fct_txt;
+  opt.ns3_ideal = a.ideal == "ns3";
   opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
                      " --seed " + std::to_string(a.seed);
   for (const auto& s : a.sets) opt.command_line += " --set " + s;
@@ -637,6 +639,12 @@ int main(int argc, char** argv) {
                    "also write out_fct.txt, ConWeave's and HPCC's FCT file (a line per finished "
                    "flow: src dst sport dport size start_ns fct_ns ideal_ns), for their "
                    "fctAnalysis.py and plots");
+  fabric
+      ->add_option("--ideal", fa.ideal,
+                   "the slowdown's ideal FCT: rocelb (the flow alone on the idle fabric, its "
+                   "frames as sent) or ns3 (ConWeave's ns-3 standalone_fct: base RTT plus the "
+                   "bytes with 48 B of headers a packet at the bottleneck) (rocelb)")
+      ->check(CLI::IsMember({"rocelb", "ns3"}));
   fabric->add_flag("--quiet", fa.quiet, "print nothing on success");
   fa.record.add_to(fabric,
                    "write --capture files as pcapng with a comment per packet saying "

@@ -104,6 +104,7 @@ struct FabricRun::Impl {
   void make_switches();
   void connect();
   void make_flow_records();
+  void set_ideals(bool ns3);
   void open_outputs(const FabricRunOptions& opt, RunOutputs& outs, std::vector<std::string>& names);
   void open_captures(const std::vector<std::string>& specs, OutputDir& out,
                      std::vector<std::string>& names, bool pcapng);
@@ -305,7 +306,6 @@ void FabricRun::Impl::make_flow_records() {
   w.records.resize(wl.flows.size());
   w.flow_src.resize(wl.flows.size());
   w.flow_dst.resize(wl.flows.size());
-  HostPaths paths(w.topo);
   for (size_t i = 0; i < wl.flows.size(); ++i) {
     const FabricFlow& f = wl.flows[i];
     FlowRecord& r = w.records[i];
@@ -320,12 +320,20 @@ void FabricRun::Impl::make_flow_records() {
     if (w.topo.planes > 1) r.plane = plane;
     w.flow_src[i] = w.topo.port_of(f.src, plane);
     w.flow_dst[i] = w.topo.port_of(f.dst, plane);
-    r.ideal_fct_ns = (ideal_fct_ps(paths.path(w.flow_src[i], w.flow_dst[i]), f.size_bytes,
-                                   w.nic_params.mtu, w.nic_params.framing) +
-                      999) /
-                     1000;
     if (w.phase_flows.size() <= f.phase) w.phase_flows.resize(f.phase + 1);
     if (f.phase > 0) w.phase_flows[f.phase].push_back(static_cast<uint32_t>(i));
+  }
+}
+
+// Each flow's ideal FCT for its slowdown: rocelb's, or ns-3's standalone_fct.
+void FabricRun::Impl::set_ideals(bool ns3) {
+  HostPaths paths(w.topo);
+  for (size_t i = 0; i < w.records.size(); ++i) {
+    const std::vector<PathLink>& path = paths.path(w.flow_src[i], w.flow_dst[i]);
+    const uint64_t size = w.workload.flows[i].size_bytes;
+    w.records[i].ideal_fct_ns =
+        ns3 ? ns3_standalone_fct_ns(path, size, w.nic_params.mtu)
+            : (ideal_fct_ps(path, size, w.nic_params.mtu, w.nic_params.framing) + 999) / 1000;
   }
 }
 
@@ -653,6 +661,7 @@ void FabricRun::Impl::write_outputs(const FabricRunOptions& opt, RunOutputs& out
   facts.workload = w.workload.description;
   facts.seed = w.seed;
   facts.command_line = opt.command_line;
+  facts.ideal_fct = opt.ns3_ideal ? "ns3" : "rocelb";
   facts.sim_ns = res.sim_ns;
   facts.wall_s = res.wall_s;
   facts.events = res.events;
@@ -707,6 +716,7 @@ FabricResult FabricRun::run(const FabricRunOptions& opt) {
   } detach{I};
   std::vector<std::string> names;
   I.open_outputs(opt, outs, names);
+  I.set_ideals(opt.ns3_ideal);
   I.make_shards(opt.threads, opt.link_window_ns);
   I.start();
   uint64_t last_start_ns = 0;

@@ -73,6 +73,9 @@ struct FabricRunOptions {
   uint32_t threads = 1;
   // Also out_fct.txt, ConWeave's and HPCC's FCT file (fabric_report.h).
   bool fct_txt = false;
+  // The slowdown's ideal FCT: rocelb's (ideal_fct.h), or ConWeave's ns-3
+  // standalone_fct (--ideal ns3), in flows.csv, out_fct.txt and summary.json.
+  bool ns3_ideal = false;
   // events.jsonl, timeline.csv, pcapng captures, and --max-output for all
   // (run_recorder.h)
   RecordOptions record;

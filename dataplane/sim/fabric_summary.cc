@@ -138,6 +138,7 @@ Json fabric_summary(const RunFacts& f, const std::vector<FlowRecord>& flows,
   j["flows"] = {
       {"total", flows.size()}, {"finished", finished}, {"unfinished", flows.size() - finished}};
   j["slowdown"] = slowdown_summary(flows);
+  j["slowdown"]["ideal_fct"] = f.ideal_fct;
   j["switches"] = switch_totals(counters);
   j["nics"] = nic_totals(nics);
   j["frames_on_wires_at_end"] = f.frames_on_wires_at_end;

@@ -47,6 +47,7 @@ struct RunFacts {
   uint64_t windows = 0;
   uint64_t lookahead_ps = 0;
   uint64_t frames_between_threads = 0;
+  std::string ideal_fct = "rocelb";  // the slowdowns' ideal: rocelb, or ns3
 };
 
 // cost.memory of summary.json (fabric_summary below).

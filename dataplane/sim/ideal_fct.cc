@@ -120,6 +120,21 @@ std::vector<PathLink> host_path(const Topology& topo, uint32_t src, uint32_t dst
   return HostPaths(topo).path(src, dst);
 }
 
+uint64_t ns3_standalone_fct_ns(const std::vector<PathLink>& path, uint64_t size_bytes,
+                               uint32_t payload) {
+  if (path.empty() || payload == 0) return 0;
+  constexpr uint64_t kNs3HeaderBytes = 48;  // 14 + 20 + 14 (UDP + seq/pg), INT aside
+  uint64_t slowest = UINT64_MAX, t = 0;
+  for (const PathLink& l : path) {
+    slowest = std::min(slowest, l.speed_bps);
+    t += 2 * l.delay_ns + uint64_t{payload} * 8'000'000'000 / l.speed_bps;
+  }
+  const uint64_t packets = size_bytes == 0 ? 0 : (size_bytes - 1) / payload + 1;
+  const unsigned __int128 bits =
+      static_cast<unsigned __int128>(size_bytes + packets * kNs3HeaderBytes) * 8'000'000'000;
+  return t + static_cast<uint64_t>(bits / slowest);
+}
+
 uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu,
                       WireFraming framing) {
   if (path.empty() || size_bytes == 0 || mtu == 0) return 0;

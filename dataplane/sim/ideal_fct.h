@@ -59,6 +59,15 @@ uint32_t roce_data_frame_bytes(uint32_t payload);
 uint32_t roce_ack_frame_bytes();
 
 // In picoseconds.
+// ConWeave's ns-3 ideal (`standalone_fct`, network-load-balance.cc:466-476
+// with the BFS of 600-640 and 1464-1466), in ns as it truncates: twice the
+// path's propagation delay, one `payload` of transmission per link, and the
+// flow's bytes with 48 bytes of headers a packet at the slowest link:
+//   2·Σ d_l + Σ ⌊payload·8/s_l⌋ + ⌊(size + ⌈size/payload⌉·48)·8/b⌋
+// `rocelb-dp fabric --ideal ns3` divides FCTs by it instead.
+uint64_t ns3_standalone_fct_ns(const std::vector<PathLink>& path, uint64_t size_bytes,
+                               uint32_t payload);
+
 // `framing`: how a wire counts a frame (nic.framing; Ethernet: + 20).
 uint64_t ideal_fct_ps(const std::vector<PathLink>& path, uint64_t size_bytes, uint32_t mtu,
                       WireFraming framing = {});

@@ -100,6 +100,7 @@ class FabricRunTest : public ::testing::Test {
     opt.out_dir = (base_ / name).string();
     opt.until_ns = until_ns;
     opt.fct_txt = fct_txt_;
+    opt.ns3_ideal = ns3_ideal_;
     Outcome r;
     r.result = engine.run(opt);
     r.dir = opt.out_dir;
@@ -110,6 +111,7 @@ class FabricRunTest : public ::testing::Test {
 
   fs::path base_;
   bool fct_txt_ = false;
+  bool ns3_ideal_ = false;
 };
 
 TEST_F(FabricRunTest, OneFlowAloneFinishesAtItsIdealTime) {
@@ -129,7 +131,8 @@ TEST_F(FabricRunTest, OneFlowAloneFinishesAtItsIdealTime) {
 // nic.framing ns3 with nic.mtu 1000: packets of 1,000 payload bytes, each
 // holding every wire for as long as ns-3 holds it (1,036 bytes, no
 // preamble or gap; the ACK 48 bytes), so a lone flow's ideal and its FCT are
-// ns-3's arithmetic. Ethernet framing refuses a payload of 1,000.
+// ns-3's arithmetic. Ethernet framing refuses a payload of 1,000. --ideal
+// ns3 divides the same FCT by ns-3's standalone_fct.
 TEST_F(FabricRunTest, Ns3FramingCountsFramesAsNs3Does) {
   const Outcome r =
       run("flows:\n  - {src: h0, dst: h4, size: 1MB}\n", {"nic.framing=ns3", "nic.mtu=1000"});
@@ -157,6 +160,16 @@ TEST_F(FabricRunTest, Ns3FramingCountsFramesAsNs3Does) {
     h0_bytes += std::stoull(c[3]);
   }
   EXPECT_EQ(h0_bytes, 1000u * 1036);
+  EXPECT_EQ(r.summary["slowdown"]["ideal_fct"], "rocelb");
+  // --ideal ns3: the slowdown over ConWeave's standalone_fct, 2 × 4 us +
+  // 4 × 80 ns + (1,000,000 + 1,000 × 48) B × 0.08 ns; the FCT is the same.
+  ns3_ideal_ = true;
+  const Outcome n = run("flows:\n  - {src: h0, dst: h4, size: 1MB}\n",
+                        {"nic.framing=ns3", "nic.mtu=1000"}, 1, "ns3_ideal");
+  ASSERT_EQ(n.flows.size(), 1u);
+  EXPECT_EQ(n.flows[0].ideal_ns, 8000u + 320 + 83'840);
+  EXPECT_EQ(n.flows[0].fct_ns, f.fct_ns);
+  EXPECT_EQ(n.summary["slowdown"]["ideal_fct"], "ns3");
   EXPECT_THROW(
       load_topology_file(std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml",
                          {"nic.mtu=1000"}),
