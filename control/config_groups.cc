@@ -66,6 +66,14 @@ void read_knobs(const KeyReader::Map& m, GroupParams& g) {
     const KeyReader::Map d = m.map("drill");
     d.read("d", k.drill.d);
     d.read("m", k.drill.m);
+    std::string memory;
+    if (d.read("memory", memory)) k.drill.per_destination = memory == "destination";
+    if (k.drill.per_destination && k.drill.m != 1) {
+      const char* key = d.has("m") ? "m" : "memory";
+      r.fail_value(d.at(key), *d.get(key),
+                   "drill.memory destination remembers one member per destination: drill.m "
+                   "must be 1");
+    }
   }
   m.read("seed", k.seed);
 

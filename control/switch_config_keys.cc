@@ -176,6 +176,10 @@ constexpr KeySpec kRows[] = {
     {"groups.*.drill.d", K::kUint, "random members sampled per packet", 1, 16, "", "2"},
     {"groups.*.drill.m", K::kUint, "best members remembered from the last decision", 0, 16, "",
      "1"},
+    {"groups.*.drill.memory", K::kChoice,
+     "what the remembered best is kept for: the group (the paper), or each destination IP "
+     "(ConWeave's ns-3; max_flows entries, drill.m 1)",
+     0, 0, "", "group", "group|destination"},
     {"groups.*.seed", K::kUint,
      "mixed with switch.hash_seed and the core into the group's random choices", 0, kU64, "", "0"},
     {"groups.*.bpf", K::kMap, "mode bpf: the user's policy (lb/bpf/README.md)"},

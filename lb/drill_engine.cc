@@ -1,11 +1,14 @@
 #include "lb/drill_engine.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace rocelb {
 
-DrillEngine::DrillEngine(uint32_t d, uint32_t m)
-    : d_(std::clamp(d, 1u, kMaxDrillSamples)), m_(std::min(m, kMaxDrillMemory)) {}
+DrillEngine::DrillEngine(uint32_t d, uint32_t m, bool per_destination, uint32_t table_entries)
+    : d_(std::clamp(d, 1u, kMaxDrillSamples)), m_(std::min(m, kMaxDrillMemory)) {
+  if (per_destination) dest_.assign(std::bit_ceil(std::max(table_entries, 1u)), DestMemory{});
+}
 
 void DrillEngine::resync(const UpMembers& up) {
   generation_ = up.generation();

@@ -45,7 +45,7 @@ LbEngine::Impl LbEngine::make_impl(const LbGroupSpec& spec) {
     case LbMode::kPerPacketRandom:
       return PerPacketEngine{};
     case LbMode::kDrill:
-      return DrillEngine(k.drill.d, k.drill.m);
+      return DrillEngine(k.drill.d, k.drill.m, k.drill.per_destination, k.max_flows);
     case LbMode::kBpf:
       return BpfEngine(spec.bpf, static_cast<uint32_t>(spec.weights.size()), k);
   }
@@ -77,7 +77,7 @@ inline uint32_t LbEngine::decide(uint32_t hash, uint64_t now_ns, const MemberPat
     return std::get_if<PerPacketEngine>(&impl_)->select<M == LbMode::kPerPacketQuality>(paths, s_,
                                                                                         trace);
   } else {
-    return std::get_if<DrillEngine>(&impl_)->select(paths, s_, trace);
+    return std::get_if<DrillEngine>(&impl_)->select(hash, paths, s_, trace);
   }
 }
 

@@ -15,6 +15,11 @@
 //   quality.depth         port queue depth of the whole port, or of the packet's class
 //   quality.load_alpha    0.25 weight of a new sample in the load EWMA
 //   drill.d / drill.m     2/1  random samples / remembered best per decision
+//   drill.memory       group   what the remembered best is kept for: the
+//                              group (DRILL's paper), or each destination
+//                              (ConWeave's ns-3: a map by destination IP,
+//                              switch-node.cc:122-146) in a table of
+//                              max_flows entries; m must be 1
 //   seed                  0    mixed with the switch seed and the lcore into the RNG
 #pragma once
 
@@ -49,6 +54,7 @@ struct QualityKnobs {
 struct DrillKnobs {
   uint32_t d = 2;  // random members sampled per packet
   uint32_t m = 1;  // best members remembered from the previous decision
+  bool per_destination = false;  // memory: destination (else group)
   bool operator==(const DrillKnobs&) const = default;
 };
 

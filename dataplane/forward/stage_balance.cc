@@ -73,6 +73,9 @@ void balance_stage(Burst& b) {
     uint32_t hashes[kMaxBurst], bytes[kMaxBurst], member[kMaxBurst];
     LbPacketFields fields[kMaxBurst];  // mode bpf: what the policy sees
     const bool bpf = g.spec.mode == LbMode::kBpf;
+    // DRILL remembering per destination keys its memory by the destination.
+    const bool by_dst = g.spec.mode == LbMode::kDrill && g.spec.knobs.drill.per_destination;
+    const HashConfig hash = by_dst ? HashConfig{g.spec.hash.seed, kHashDstIp} : g.spec.hash;
     uint32_t cnt = 0;
     uint16_t next = b.n;
     for (uint16_t i = first; i < b.n; ++i) {
@@ -88,7 +91,7 @@ void balance_stage(Burst& b) {
       if (log) log->keys()[cnt] = key;
       if (bpf) packet_fields(key, b.pp[i], b.tc[i], fields[cnt]);
       idx[cnt] = i;
-      hashes[cnt] = flow_hash(key, g.spec.hash);
+      hashes[cnt] = flow_hash(key, hash);
       bytes[cnt++] = m->pkt_len;
     }
     first = next;

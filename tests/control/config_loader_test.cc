@@ -898,6 +898,19 @@ TEST(ConfigGroupKnobs, Values) {
   EXPECT_EQ(knobs_of("quality: {depth: port}").quality.depth, QueueDepthSource::kPort);
 }
 
+// drill.memory destination (ConWeave's ns-3) keeps one member a destination:
+// with drill.m other than 1 the file is refused at the key that says so.
+TEST(ConfigGroupKnobs, DrillMemoryPerDestination) {
+  EXPECT_FALSE(knobs_of("drill: {d: 2}").drill.per_destination);
+  EXPECT_FALSE(knobs_of("drill: {memory: group}").drill.per_destination);
+  EXPECT_TRUE(knobs_of("drill: {memory: destination}").drill.per_destination);
+  EXPECT_EQ(knob_error("drill: {memory: destination, m: 2}"),
+            "x.yaml: groups.g.drill.m: 2: drill.memory destination remembers one member per "
+            "destination: drill.m must be 1");
+  EXPECT_EQ(knob_error("drill: {memory: dst}"),
+            "x.yaml: groups.g.drill.memory: \"dst\": must be one of group, destination");
+}
+
 TEST(ConfigGroupKnobs, KnobsOfOtherModesAreAccepted) {
   // So that one --set switches a sweep between modes.
   const GroupParams g = group_of(
@@ -1063,7 +1076,7 @@ TEST(ConfigGroupKnobs, DrillAndSeed) {
   EXPECT_EQ(knob_error("drill: {d: 0}"), "x.yaml: groups.g.drill.d: 0: must be an integer 1..16");
   EXPECT_EQ(knob_error("drill: {d: 17}"), "x.yaml: groups.g.drill.d: 17: must be an integer 1..16");
   EXPECT_EQ(knob_error("drill: {m: 17}"), "x.yaml: groups.g.drill.m: 17: must be an integer 0..16");
-  EXPECT_EQ(knob_error("drill: {k: 1}"), "x.yaml: groups.g.drill.k: unknown key (known: d, m)");
+  EXPECT_EQ(knob_error("drill: {k: 1}"), "x.yaml: groups.g.drill.k: unknown key (known: d, m, memory)");
   EXPECT_EQ(knobs_of("drill: {m: 16}").drill.m, 16u);
   EXPECT_EQ(knobs_of("seed: 18446744073709551615").seed, UINT64_MAX);
   EXPECT_EQ(knob_error("seed: -1"),

@@ -1,4 +1,5 @@
-// `drill`: the shortest queue among d random samples and m remembered members.
+// `drill`: the shortest queue among d random samples and m remembered members
+// (for the group, or with drill.memory destination for each destination).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,6 +97,54 @@ TEST(DrillEngine, DownMembersAreNeitherSampledNorRemembered) {
     ASSERT_NE(e.select(1, 1000, 100 + i, paths.data(), &t), 2u);
     for (int k = 0; k < t.num_candidates; ++k) ASSERT_NE(t.candidate[k], 2);
   }
+}
+
+// drill.memory destination (ConWeave's ns-3): each destination (the hash the
+// caller makes of it) has its own remembered best, compared first: one
+// destination's best is not another's, and a member that went down is
+// forgotten. With group memory, the one best is every destination's.
+TEST(DrillEngine, MemoryPerDestinationIsEachDestinationsOwn) {
+  LbGroupSpec s = drill_spec(4, 1, 1);
+  s.knobs.drill.per_destination = true;
+  LbEngine e(s, 0);
+  auto paths = idle_paths(4);
+  for (auto& p : paths) p.queue_bytes = 100'000;
+  // Destination A finds member 1 short, then B finds member 3 short.
+  paths[1].queue_bytes = 0;
+  int i = 0;
+  while (e.select(0xA, 1000, i, paths.data(), nullptr) != 1) ASSERT_LT(++i, 200);
+  paths[1].queue_bytes = 100'000;
+  paths[3].queue_bytes = 0;
+  while (e.select(0xB, 1000, i, paths.data(), nullptr) != 3) ASSERT_LT(++i, 400);
+  // Now every member is alike: each destination's remembered member comes
+  // first and, on a tie, stays.
+  paths[3].queue_bytes = 100'000;
+  for (int k = 0; k < 200; ++k) {
+    LbDecision t;
+    ASSERT_EQ(e.select(0xA, 1000, ++i, paths.data(), &t), 1u);
+    ASSERT_EQ(t.candidate[0], 1);
+    ASSERT_EQ(e.select(0xB, 1000, ++i, paths.data(), &t), 3u);
+    ASSERT_EQ(t.candidate[0], 3);
+  }
+  // A destination never seen compares samples only.
+  LbDecision fresh;
+  e.select(0xC, 1000, ++i, paths.data(), &fresh);
+  EXPECT_EQ(fresh.num_candidates, 1);
+  // Member 1 goes down: A forgets it.
+  paths[1].up = false;
+  for (int k = 0; k < 200; ++k) ASSERT_NE(e.select(0xA, 1000, ++i, paths.data(), nullptr), 1u);
+
+  // Group memory: B's decision is remembered for A too.
+  LbEngine g(drill_spec(4, 1, 1), 0);
+  auto gp = idle_paths(4);
+  for (auto& p : gp) p.queue_bytes = 100'000;
+  gp[3].queue_bytes = 0;
+  int j = 0;
+  while (g.select(0xB, 1000, j, gp.data(), nullptr) != 3) ASSERT_LT(++j, 200);
+  gp[3].queue_bytes = 100'000;
+  LbDecision t;
+  EXPECT_EQ(g.select(0xA, 1000, ++j, gp.data(), &t), 3u);
+  EXPECT_EQ(t.candidate[0], 3);
 }
 
 }  // namespace
