@@ -647,6 +647,9 @@ void RoceNic::queue_nak(RecvQp& r, uint64_t idx) {
   c.becn = r.becn;
   r.becn = false;
   push_ctrl(p_.ack_prio(), c);
+  // An ACK queued before this NAK is not updated past it: the sender would
+  // read "received up to here" first and this NAK as stale.
+  r.ack_abs = kNever;
 }
 
 // A CE mark (or, with cnp_on_nak, an out-of-order NAK) for the receiving
@@ -788,8 +791,14 @@ void RoceNic::on_data(const ParsedPacket& pp, uint64_t now_ps) {
 void RoceNic::fire_rx_nak(RecvQp& r, uint32_t slot, uint64_t now_ps) {
   // NAK every hole below the boundary that has lasted sr_nak_delay.
   const uint64_t to = std::min(r.nak_boundary, r.e + p_.sr_window);
-  for (uint64_t x = std::max(r.e, r.naked_below); x < to; ++x)
-    if (!sr_held(r, x)) queue_nak(r, x);
+  for (uint64_t x = std::max(r.e, r.naked_below); x < to; ++x) {
+    if (sr_held(r, x)) continue;
+    if (p_.dcqcn.cnp_on_nak && p_.dcqcn.enabled) {  // IRN's SACK with a CNP
+      ++counters_.naks_telling_congestion;
+      congestion_seen(r, now_ps);
+    }
+    queue_nak(r, x);
+  }
   r.naked_below = std::max(r.naked_below, r.nak_boundary);
   if (r.e < r.high && r.high > r.naked_below) {
     // Holes opened later: their turn comes sr_nak_delay after the first.

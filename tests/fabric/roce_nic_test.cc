@@ -67,12 +67,17 @@ bool is_data(const ParsedPacket& pp) {
   return pp.result == ParseResult::ok && pp.has_bth && pp.bth_opcode <= kRoceOpRcSendOnly;
 }
 
-// NIC 0 (a) and NIC 1 (b) joined by a wire of `delay` each way.
+// NIC 0 (a) and NIC 1 (b) joined by a wire of `delay` each way; b sends at
+// speed_b when given (else at `speed`, as a).
 class Link {
  public:
   Link(const NicParams& pa, const NicParams& pb, uint64_t speed = 100 * kG,
-       uint64_t delay = 1 * kUs)
-      : a(pa, address(1, speed)), b(pb, address(2, speed)), speed_(speed), delay_(delay) {}
+       uint64_t delay = 1 * kUs, uint64_t speed_b = 0)
+      : a(pa, address(1, speed)),
+        b(pb, address(2, speed_b ? speed_b : speed)),
+        speed_(speed),
+        speed_b_(speed_b ? speed_b : speed),
+        delay_(delay) {}
   explicit Link(const NicParams& p) : Link(p, p) {}
 
   RoceNic a, b;
@@ -134,7 +139,7 @@ class Link {
         std::vector<uint8_t> frame(buf.begin(), buf.begin() + len);
         log.push_back(Sent{start, i, frame});
         const Verdict v = shim ? shim(i, frame, start) : Verdict::kDeliver;
-        const uint64_t at = start + wire_ps(len, speed_) + delay_;
+        const uint64_t at = start + wire_ps(len, i == 0 ? speed_ : speed_b_) + delay_;
         if (v == Verdict::kDrop) continue;
         if (v == Verdict::kHoldForSwap) {
           held_[i] = frame;
@@ -180,7 +185,7 @@ class Link {
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<InFlight>> wire_;
   std::optional<std::vector<uint8_t>> held_[2];
   uint64_t seq_ = 0;
-  uint64_t speed_, delay_;
+  uint64_t speed_, speed_b_, delay_;
 };
 
 // Index of a data packet in its flow from its PSN.
@@ -525,6 +530,83 @@ TEST(RoceNic, GoBackNReNaksAfterTheIntervalAndCanTellCongestionWithIt) {
   EXPECT_EQ(bb.becn_acks_sent, bb.naks_sent);
   EXPECT_EQ(with_becn.a.counters().becn_acks_received, bb.naks_sent);
   EXPECT_GT(with_becn.a.counters().rate_cuts, 0u);
+}
+
+// ConWeave's ns-3 IRN receiver: a hole is NAKed at once (sr_nak_delay 0)
+// and, with cnp_on_nak, the NAK tells congestion too (rdma-hw.cc:636-647).
+TEST(RoceNic, SelectiveRepeatNakCanTellCongestion) {
+  auto run_with = [](const NicParams& p) {
+    Link link(p, p, 100 * kG, 2 * kUs);
+    bool dropped = false;
+    drop_data_once(link, 10, dropped);
+    link.flow(1, 200 * 1024);
+    link.run();
+    EXPECT_TRUE(dropped);
+    EXPECT_EQ(link.a.take_completed().size(), 1u);
+    return std::make_pair(link.a.counters(), link.b.counters());
+  };
+  NicParams p;
+  p.loss_recovery = LossRecovery::kSelectiveRepeat;
+  p.sr_nak_delay_ns = 0;
+  p.dcqcn.min_time_between_cnps = 0;
+  const auto [a0, b0] = run_with(p);
+  EXPECT_EQ(b0.naks_sent, 1u);
+  EXPECT_EQ(b0.naks_telling_congestion, 0u);
+  EXPECT_EQ(a0.rate_cuts, 0u);
+  p.dcqcn.cnp_on_nak = true;
+  const auto [a1, b1] = run_with(p);
+  EXPECT_EQ(b1.naks_sent, 1u);
+  EXPECT_EQ(b1.naks_telling_congestion, 1u);
+  EXPECT_EQ(b1.cnps_sent, 1u);
+  EXPECT_EQ(a1.rate_cuts, 1u);
+  p.dcqcn.cnp_in_ack = true;  // cnp_mode ack: BECN on the NAK
+  const auto [a2, b2] = run_with(p);
+  EXPECT_EQ(b2.cnps_sent, 0u);
+  EXPECT_EQ(b2.becn_acks_sent, 1u);
+  EXPECT_EQ(a2.rate_cuts, 1u);
+}
+
+// A NAK is never overtaken by an ACK queued before it. Go-back-N, the
+// flow's next-to-last packet arrives right behind the last: the last is
+// dropped and NAKed, then the next-to-last is acknowledged. While the
+// receiver's wire is busy with its own long frames, the ACK of the packet
+// before is still queued when the NAK is: updating that ACK in place would
+// send "received up to the next-to-last" ahead of the NAK, which the sender
+// then reads as stale, and with nothing more to arrive the flow would wait
+// for the retransmission timer (67 ms).
+TEST(RoceNic, AQueuedAckIsNotUpdatedPastALaterNak) {
+  // Which arrivals find b's wire busy depends on how the two flows' frames
+  // interleave: every flow length from 100 to 139 packets is tried.
+  uint64_t naks = 0;
+  for (uint64_t packets = 100; packets < 140; ++packets) {
+    NicParams p;
+    Link link(p, p, 100 * kG, 1 * kUs, 10 * kG);  // b's frames hold its wire 10x longer
+    const uint32_t ipsn = ipsn_of(0x11);
+    const uint64_t last = packets - 1;
+    bool held = false;
+    link.shim = [&](int from, std::vector<uint8_t>& f, uint64_t) {
+      const ParsedPacket pp = parse(f);
+      if (from == 0 && is_data(pp) && packet_index(pp, ipsn) == last - 1 && !held) {
+        held = true;
+        return Verdict::kHoldForSwap;
+      }
+      return Verdict::kDeliver;
+    };
+    link.flow(2, 1024 * 1024, 0x22, false);  // b -> a keeps b's wire busy
+    link.flow(1, packets * 1024);
+    link.run();
+    ASSERT_TRUE(held) << packets;
+    naks += link.b.counters().naks_sent;
+    EXPECT_EQ(link.a.counters().timeouts, 0u) << packets << " packets";
+    bool done = false;
+    for (const NicFlowStats& f : link.a.take_completed())
+      if (f.flow_id == 1) {
+        done = true;
+        EXPECT_LT(f.finish_ps - f.start_ps, 100 * kUs) << packets << " packets";
+      }
+    EXPECT_TRUE(done) << packets;
+  }
+  EXPECT_GE(naks, 30u);  // most runs NAKed their swap: the case is exercised
 }
 
 TEST(RoceNic, DroppedPacketSelectiveRepeatResendsOnlyIt) {
