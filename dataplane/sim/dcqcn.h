@@ -54,11 +54,13 @@
 //                                            (InfiniBand's BTH bit; the way
 //                                            HPCC's and ConWeave's ns-3 flag
 //                                            their ACKs), no CNP frames
-//   cnp_on_nak                     false     NP: an out-of-order NAK (go-back-N)
-//                                            also tells congestion, as a CE
-//                                            mark would (ConWeave's ns-3:
-//                                            rdma-hw.cc:640-656, "out-of-order
-//                                            should accompany with CNP")
+//   cnp_on_nak                     false     NP: an out-of-order NAK (go-back-N,
+//                                            or a hole's NAK under selective
+//                                            repeat) also tells congestion, as
+//                                            a CE mark would (ConWeave's ns-3:
+//                                            rdma-hw.cc:636-656, "out-of-order
+//                                            should accompany with CNP", IRN's
+//                                            SACK too)
 //   cnp_dscp                       48        NP: DSCP of CNPs
 //   cnp_802p_prio                  6         NP: priority of CNPs in the NIC (PFC)
 // Sources of the defaults: NVIDIA DOCA "DCQCN CC Parameters"

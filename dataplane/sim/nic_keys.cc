@@ -249,8 +249,9 @@ constexpr KeySpec kNicKeys[] = {
               .choices = "frame|ack"}),
     at_start({.path = "nic.dcqcn.cnp_on_nak",
               .kind = KeyKind::kBool,
-              .help = "notification point: an out-of-order NAK (go_back_n) also tells congestion, "
-                      "as a CE mark would (ConWeave's ns-3)",
+              .help = "notification point: an out-of-order NAK (go_back_n, or a hole's NAK "
+                      "under selective_repeat) also tells congestion, as a CE mark would "
+                      "(ConWeave's ns-3, its IRN too)",
               .def = "false"}),
     at_start({.path = "nic.dcqcn.cnp_dscp",
               .kind = KeyKind::kUint,
