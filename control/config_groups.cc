@@ -76,6 +76,7 @@ void read_knobs(const KeyReader::Map& m, GroupParams& g) {
     }
   }
   m.read("seed", k.seed);
+  m.read("control_by_hash", k.control_by_hash);
 
   if (auto v = m.get("buckets")) {
     const KeySpec& row = r.spec(join_pattern(m.pattern(), "buckets"));

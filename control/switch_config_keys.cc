@@ -180,6 +180,10 @@ constexpr KeySpec kRows[] = {
      "what the remembered best is kept for: the group (the paper), or each destination IP "
      "(ConWeave's ns-3; max_flows entries, drill.m 1)",
      0, 0, "", "group", "group|destination"},
+    {"groups.*.control_by_hash", K::kBool,
+     "RoCE ACK/NAK and CNP frames take the flow hash's member (ECMP) whatever the mode, as "
+     "ConWeave's ns-3 routes control packets",
+     0, 0, "", "false"},
     {"groups.*.seed", K::kUint,
      "mixed with switch.hash_seed and the core into the group's random choices", 0, kU64, "", "0"},
     {"groups.*.bpf", K::kMap, "mode bpf: the user's policy (lb/bpf/README.md)"},

@@ -65,7 +65,7 @@ template <LbMode M>
 inline uint32_t LbEngine::decide(uint32_t hash, uint64_t now_ns, const MemberPath* paths,
                                  LbDecision* trace) {
   if constexpr (M == LbMode::kFixed) {
-    return std::get_if<FixedEngine>(&impl_)->select(hash, s_);
+    return FixedEngine{}.select(hash, s_);  // stateless: any mode's select_burst_by_hash
   } else if constexpr (M == LbMode::kWcmp) {
     return std::get_if<WcmpEngine>(&impl_)->select(hash, s_, trace);
   } else if constexpr (M == LbMode::kResilient) {
@@ -113,6 +113,13 @@ uint32_t LbEngine::select(uint32_t flow_hash, uint32_t pkt_bytes, uint64_t now_n
   s_.up.refresh(paths);
   dispatch(&flow_hash, &pkt_bytes, 1, now_ns, paths, nullptr, &m, trace, nullptr);
   return m;
+}
+
+void LbEngine::select_burst_by_hash(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
+                                    uint64_t now_ns, const MemberPath* paths, uint32_t* out,
+                                    LbDecision* traces) {
+  s_.up.refresh(paths);
+  burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, nullptr, out, traces);
 }
 
 void LbEngine::select_burst(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,

@@ -65,6 +65,12 @@ class LbEngine {
                     uint64_t now_ns, MemberPath* paths, uint32_t* out, LbDecision* traces,
                     const LbPacketFields* pkts = nullptr);
 
+  // As select_burst, but each packet takes its hash's up member (ECMP, as
+  // mode fixed) whatever this group's mode: control_by_hash's frames.
+  void select_burst_by_hash(const uint32_t* hashes, const uint32_t* bytes, uint32_t n,
+                            uint64_t now_ns, const MemberPath* paths, uint32_t* out,
+                            LbDecision* traces);
+
   // Forgets per-flow state (flowlet table, DRILL memory); counters are kept.
   void reset();
 

@@ -20,6 +20,10 @@
 //                              (ConWeave's ns-3: a map by destination IP,
 //                              switch-node.cc:122-146) in a table of
 //                              max_flows entries; m must be 1
+//   control_by_hash    false   RoCE ACK/NAK and CNP frames take the flow hash's
+//                              member (ECMP) whatever the mode, as ConWeave's
+//                              ns-3 routes control packets (switch-node.cc:
+//                              258-262); the balance stage reads it
 //   seed                  0    mixed with the switch seed and the lcore into the RNG
 #pragma once
 
@@ -52,8 +56,8 @@ struct QualityKnobs {
 };
 
 struct DrillKnobs {
-  uint32_t d = 2;  // random members sampled per packet
-  uint32_t m = 1;  // best members remembered from the previous decision
+  uint32_t d = 2;                // random members sampled per packet
+  uint32_t m = 1;                // best members remembered from the previous decision
   bool per_destination = false;  // memory: destination (else group)
   bool operator==(const DrillKnobs&) const = default;
 };
@@ -65,6 +69,7 @@ struct LbKnobs {
   uint32_t buckets = 0;  // 0: the mode's default
   QualityKnobs quality;
   DrillKnobs drill;
+  bool control_by_hash = false;
   uint64_t seed = 0;
   bool operator==(const LbKnobs&) const = default;
 };

@@ -7,6 +7,7 @@
 
 #include "dataplane/forward/stages.h"
 #include "dataplane/wire/flow_key_of.h"
+#include "dataplane/wire/roce.h"
 #include "lb/flow_hash.h"
 
 namespace rocelb {
@@ -51,6 +52,11 @@ void packet_fields(const FlowKey& key, const ParsedPacket& pp, uint8_t tc, LbPac
   std::memcpy(f.dst_ip, key.dst_ip, 16);
 }
 
+// A RoCE ACK/NAK or CNP: what control_by_hash places by the flow hash.
+bool is_roce_control(const ParsedPacket& pp) {
+  return pp.has_bth && (pp.bth_opcode == kRoceOpRcAck || pp.bth_opcode == kRoceOpCnp);
+}
+
 }  // namespace
 
 void balance_stage(Burst& b) {
@@ -72,15 +78,21 @@ void balance_stage(Burst& b) {
     uint16_t idx[kMaxBurst];
     uint32_t hashes[kMaxBurst], bytes[kMaxBurst], member[kMaxBurst];
     LbPacketFields fields[kMaxBurst];  // mode bpf: what the policy sees
-    const bool bpf = g.spec.mode == LbMode::kBpf;
+    // control_by_hash: a group's ACK/NAKs and CNPs are a batch of their own,
+    // placed by the flow hash whatever the mode.
+    const bool split = g.spec.knobs.control_by_hash && g.spec.mode != LbMode::kFixed;
+    const bool ctrl = split && is_roce_control(b.pp[first]);
+    const LbMode mode = ctrl ? LbMode::kFixed : g.spec.mode;
+    const bool bpf = mode == LbMode::kBpf;
     // DRILL remembering per destination keys its memory by the destination.
-    const bool by_dst = g.spec.mode == LbMode::kDrill && g.spec.knobs.drill.per_destination;
+    const bool by_dst = mode == LbMode::kDrill && g.spec.knobs.drill.per_destination;
     const HashConfig hash = by_dst ? HashConfig{g.spec.hash.seed, kHashDstIp} : g.spec.hash;
     uint32_t cnt = 0;
     uint16_t next = b.n;
     for (uint16_t i = first; i < b.n; ++i) {
       if (!pending[i]) continue;
-      if (cfg.nexthops[b.nh[i]].group != group || depth_class(g, b.tc[i]) != cls) {
+      if (cfg.nexthops[b.nh[i]].group != group || depth_class(g, b.tc[i]) != cls ||
+          (split && is_roce_control(b.pp[i]) != ctrl)) {
         if (next == b.n) next = i;
         continue;
       }
@@ -97,7 +109,10 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why, bpf ? fields : nullptr);
+    if (ctrl)
+      engine.select_burst_by_hash(hashes, bytes, cnt, b.now_ns, paths, member, why);
+    else
+      engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why, bpf ? fields : nullptr);
     for (uint32_t j = 0; j < cnt; ++j) {
       const uint16_t i = idx[j];
       if (member[j] == kNoMember) {
@@ -106,7 +121,7 @@ void balance_stage(Burst& b) {
       }
       const GroupMember& mem = g.members[member[j]];
       if (log)
-        log->write(b.now_ns, g.name, g.spec.mode, log->keys()[j], hashes[j], log->decisions()[j],
+        log->write(b.now_ns, g.name, mode, log->keys()[j], hashes[j], log->decisions()[j],
                    mem.port);
       if (obs) obs->on_balance(b.pkts[i], g, why[j], mem.port, b.now_ns);
       b.out_port[i] = mem.port;

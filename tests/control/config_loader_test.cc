@@ -704,10 +704,10 @@ TEST(ConfigGroups, NameRule) {
 }
 
 TEST(ConfigGroups, UnknownAndMissingKeys) {
-  EXPECT_EQ(
-      group_error("groups: {g: {mod: fixed, members: [10.0.0.2]}}\n"),
-      "x.yaml: groups.g.mod: unknown key, did you mean \"mode\"? (known: mode, members, "
-      "hash_fields, idle_time, sampling_interval, max_flows, buckets, quality, drill, seed, bpf)");
+  EXPECT_EQ(group_error("groups: {g: {mod: fixed, members: [10.0.0.2]}}\n"),
+            "x.yaml: groups.g.mod: unknown key, did you mean \"mode\"? (known: mode, members, "
+            "hash_fields, idle_time, sampling_interval, max_flows, buckets, quality, drill, "
+            "control_by_hash, seed, bpf)");
   EXPECT_EQ(group_error("groups: {g: {mode: fixed}}\n"),
             "x.yaml: groups.g: missing required key \"members\"");
 }
@@ -1076,7 +1076,8 @@ TEST(ConfigGroupKnobs, DrillAndSeed) {
   EXPECT_EQ(knob_error("drill: {d: 0}"), "x.yaml: groups.g.drill.d: 0: must be an integer 1..16");
   EXPECT_EQ(knob_error("drill: {d: 17}"), "x.yaml: groups.g.drill.d: 17: must be an integer 1..16");
   EXPECT_EQ(knob_error("drill: {m: 17}"), "x.yaml: groups.g.drill.m: 17: must be an integer 0..16");
-  EXPECT_EQ(knob_error("drill: {k: 1}"), "x.yaml: groups.g.drill.k: unknown key (known: d, m, memory)");
+  EXPECT_EQ(knob_error("drill: {k: 1}"),
+            "x.yaml: groups.g.drill.k: unknown key (known: d, m, memory)");
   EXPECT_EQ(knobs_of("drill: {m: 16}").drill.m, 16u);
   EXPECT_EQ(knobs_of("seed: 18446744073709551615").seed, UINT64_MAX);
   EXPECT_EQ(knob_error("seed: -1"),

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -798,6 +799,32 @@ TEST_F(PipelineTest, EcmpSpreadsFlowsOverEveryMember) {
   const Snapshot snap = dp_->snapshot();
   for (uint16_t p = kFirstUplink; p <= kLastUplink; ++p)
     EXPECT_EQ(snap.member[p - kFirstUplink].packets, per_port[p]) << "port " << p;
+}
+
+// groups.*.control_by_hash (ConWeave's ns-3 balances data only): under
+// spraying, a flow's data packets spread over the uplinks but its ACKs and
+// CNPs all take the flow hash's member; without it, they spread too.
+TEST_F(PipelineTest, ControlByHashKeepsAFlowsAcksOnOneMember) {
+  for (const bool by_hash : {true, false}) {
+    start({"groups.uplinks.mode=per_packet_random",
+           std::string("groups.uplinks.control_by_hash=") + (by_hash ? "true" : "false")});
+    std::map<uint8_t, std::set<uint16_t>> ports;  // by opcode
+    for (int i = 0; i < 64; ++i)
+      for (const uint8_t op : {kRoceOpRcSendOnly, kRoceOpRcAck, kRoceOpCnp}) {
+        FrameSpec s = roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 2, 0, 2));
+        s.opcode = op;
+        s.psn = static_cast<uint32_t>(i);
+        run(0, build_frame(s), 1000 + 100 * static_cast<uint64_t>(i));
+        const Out out = take_only();
+        ASSERT_TRUE(out.ok) << int(op) << " " << i;
+        ports[op].insert(out.port);
+      }
+    EXPECT_EQ(ports[kRoceOpRcSendOnly].size(), 4u) << by_hash;  // data is sprayed
+    EXPECT_EQ(ports[kRoceOpRcAck].size(), by_hash ? 1u : 4u);
+    EXPECT_EQ(ports[kRoceOpCnp].size(), by_hash ? 1u : 4u);
+    if (by_hash) EXPECT_EQ(ports[kRoceOpRcAck], ports[kRoceOpCnp]);  // one flow, one hash
+    dp_.reset();
+  }
 }
 
 // A packet the switch drops for its TTL is not sent to any member, so it must
