@@ -324,9 +324,20 @@ bool fabric_options(const FabricArgs& a, FabricRunOptions& opt, uint64_t& max_me
   opt.threads = a.threads;
   opt.fct_txt = a.fct_txt;
   opt.ns3_ideal = a.ideal == "ns3";
-  opt.command_line = "rocelb-dp fabric --topology " + a.topology + " --workload " + a.workload +
-                     " --seed " + std::to_string(a.seed);
-  for (const auto& s : a.sets) opt.command_line += " --set " + s;
+  // summary.json's run.command: what a shell can run again, each word quoted
+  // where it must be (a --set of a whole map holds spaces and braces).
+  auto word = [](const std::string& w) {
+    if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_./=:,@%+-") == std::string::npos)
+      return w;
+    std::string q = "'";
+    for (const char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  opt.command_line = "rocelb-dp fabric --topology " + word(a.topology) + " --workload " +
+                     word(a.workload) + " --seed " + std::to_string(a.seed);
+  for (const auto& s : a.sets) opt.command_line += " --set " + word(s);
+  if (opt.ns3_ideal) opt.command_line += " --ideal ns3";
   return true;
 }
 

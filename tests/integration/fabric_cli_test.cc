@@ -55,6 +55,24 @@ TEST_F(FabricCli, TheShippedIncastRunsAndPrintsItsSlowdowns) {
   EXPECT_NE(s["run"]["command"].get<std::string>().find("incast_7to1.yaml"), std::string::npos);
 }
 
+// summary.json's run.command is a shell command: a --set holding spaces,
+// braces or a quote is quoted so that the shell gives rocelb-dp the same
+// words again.
+TEST_F(FabricCli, TheRecordedCommandQuotesWhatTheShellWouldSplit) {
+  const std::string set = "groups.uplinks.drill={d: 2, m: 1, memory: destination}";
+  const auto r =
+      fabric("--topology " + src("configs/fabrics/leaf_spine_2x2_8h.yaml") + " --workload " +
+             src("configs/workloads/incast_7to1.yaml") + " --out-dir " + (dir_ / "out").string() +
+             " --set '" + set + "' --set \"qos.buffer.shared_size=9MiB\" --ideal ns3 --until 1us");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = nlohmann::json::parse(test::read_file(dir_ / "out" / "summary.json"));
+  const std::string cmd = s["run"]["command"];
+  EXPECT_NE(cmd.find("--set '" + set + "'"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--set qos.buffer.shared_size=9MiB "), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find(" --ideal ns3"), std::string::npos) << cmd;
+  EXPECT_EQ(s["slowdown"]["ideal_fct"], "ns3");
+}
+
 TEST_F(FabricCli, EveryShippedFabricAndWorkloadLoads) {
   // --until 1ns: load everything, simulate nothing worth waiting for.
   auto loads = [&](const std::string& topo, const std::string& wl) {
