@@ -239,6 +239,16 @@ void drop_data_once(Link& link, uint64_t index, bool& dropped) {
   };
 }
 
+// A 200 KB flow from a whose data packet 10 is lost once; it completes.
+void run_losing_packet_10(Link& link) {
+  bool dropped = false;
+  drop_data_once(link, 10, dropped);
+  link.flow(1, 200 * 1024);
+  link.run();
+  EXPECT_TRUE(dropped);
+  EXPECT_EQ(link.a.take_completed().size(), 1u);
+}
+
 TEST(RoceNic, OneMegabyteFlowFinishesAtSerializationPlusRtt) {
   NicParams p;
   Link link(p);
@@ -481,14 +491,7 @@ TEST(RoceNic, DroppedPacketGoBackNNaksTheExpectedPsnAndResendsFromThere) {
 // also tells congestion, as a CNP frame or, with cnp_mode ack, as BECN.
 TEST(RoceNic, GoBackNReNaksAfterTheIntervalAndCanTellCongestionWithIt) {
   const uint32_t ipsn = ipsn_of(0x11);
-  auto run_with = [](Link& link) {
-    bool dropped = false;
-    drop_data_once(link, 10, dropped);
-    link.flow(1, 200 * 1024);
-    link.run();
-    EXPECT_TRUE(dropped);
-    EXPECT_EQ(link.a.take_completed().size(), 1u);
-  };
+  auto run_with = [](Link& link) { run_losing_packet_10(link); };
   NicParams p;
   p.nak_interval_ns = 500;
   Link link(p, p, 100 * kG, 2 * kUs);
@@ -537,12 +540,7 @@ TEST(RoceNic, GoBackNReNaksAfterTheIntervalAndCanTellCongestionWithIt) {
 TEST(RoceNic, SelectiveRepeatNakCanTellCongestion) {
   auto run_with = [](const NicParams& p) {
     Link link(p, p, 100 * kG, 2 * kUs);
-    bool dropped = false;
-    drop_data_once(link, 10, dropped);
-    link.flow(1, 200 * 1024);
-    link.run();
-    EXPECT_TRUE(dropped);
-    EXPECT_EQ(link.a.take_completed().size(), 1u);
+    run_losing_packet_10(link);
     return std::make_pair(link.a.counters(), link.b.counters());
   };
   NicParams p;

@@ -103,22 +103,27 @@ TEST(DrillEngine, DownMembersAreNeitherSampledNorRemembered) {
 // caller makes of it) has its own remembered best, compared first: one
 // destination's best is not another's, and a member that went down is
 // forgotten. With group memory, the one best is every destination's.
+// Selects for destination `dst` until member `m`, the only short queue,
+// is found (then remembered); every queue is long again afterwards.
+void find_short_member(LbEngine& e, std::vector<MemberPath>& paths, uint32_t dst, uint32_t m,
+                       int& now) {
+  paths[m].queue_bytes = 0;
+  const int start = now;
+  while (e.select(dst, 1000, now, paths.data(), nullptr) != m) ASSERT_LT(++now, start + 200);
+  paths[m].queue_bytes = 100'000;
+}
+
 TEST(DrillEngine, MemoryPerDestinationIsEachDestinationsOwn) {
   LbGroupSpec s = drill_spec(4, 1, 1);
   s.knobs.drill.per_destination = true;
   LbEngine e(s, 0);
   auto paths = idle_paths(4);
   for (auto& p : paths) p.queue_bytes = 100'000;
-  // Destination A finds member 1 short, then B finds member 3 short.
-  paths[1].queue_bytes = 0;
   int i = 0;
-  while (e.select(0xA, 1000, i, paths.data(), nullptr) != 1) ASSERT_LT(++i, 200);
-  paths[1].queue_bytes = 100'000;
-  paths[3].queue_bytes = 0;
-  while (e.select(0xB, 1000, i, paths.data(), nullptr) != 3) ASSERT_LT(++i, 400);
-  // Now every member is alike: each destination's remembered member comes
+  find_short_member(e, paths, 0xA, 1, i);  // destination A finds member 1
+  find_short_member(e, paths, 0xB, 3, i);  // then B finds member 3
+  // Every member is alike now: each destination's remembered member comes
   // first and, on a tie, stays.
-  paths[3].queue_bytes = 100'000;
   for (int k = 0; k < 200; ++k) {
     LbDecision t;
     ASSERT_EQ(e.select(0xA, 1000, ++i, paths.data(), &t), 1u);
@@ -138,10 +143,8 @@ TEST(DrillEngine, MemoryPerDestinationIsEachDestinationsOwn) {
   LbEngine g(drill_spec(4, 1, 1), 0);
   auto gp = idle_paths(4);
   for (auto& p : gp) p.queue_bytes = 100'000;
-  gp[3].queue_bytes = 0;
   int j = 0;
-  while (g.select(0xB, 1000, j, gp.data(), nullptr) != 3) ASSERT_LT(++j, 200);
-  gp[3].queue_bytes = 100'000;
+  find_short_member(g, gp, 0xB, 3, j);
   LbDecision t;
   EXPECT_EQ(g.select(0xA, 1000, ++j, gp.data(), &t), 3u);
   EXPECT_EQ(t.candidate[0], 3);
