@@ -41,6 +41,8 @@ uint8_t read_pfc_enable(const KeyReader::Map& qos) {
 void read_pfc(const KeyReader::Map& m, PfcParams& p) {
   const KeyReader& r = m.reader();
   m.read("pause_time", p.pause_quanta);
+  std::string refresh;
+  if (m.read("refresh", refresh)) p.refresh_on_arrival = refresh == "on_arrival";
   int8_t dynamic_th = 0;
   uint64_t xoff = kDefaultXoffBytes, xon = kDefaultXonBytes, xon_offset = kDefaultXonOffsetBytes;
   const bool has_dynamic = m.read("dynamic_th", dynamic_th);

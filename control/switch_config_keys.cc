@@ -248,6 +248,11 @@ constexpr KeySpec kRows[] = {
     {"qos.pfc.pause_time", K::kUint,
      "the time each pause frame asks for (65535: 335.5 us at 100 Gb/s)", 1, 65535,
      "quanta of 512 bit times", "65535"},
+    {"qos.pfc.refresh", K::kChoice,
+     "how an asserted pause is kept: timer, re-sent at half its pause time until XON; "
+     "on_arrival, re-sent when a packet arrives over XOFF and else left to lapse, with no XON "
+     "after it lapsed (HPCC's and ConWeave's ns-3)",
+     0, 0, "", "timer", "timer|on_arrival"},
     {"qos.pfc.xoff", K::kBytes,
      "static threshold: pause an ingress port once its packets of a lossless priority hold this "
      "many bytes; not with dynamic_th",

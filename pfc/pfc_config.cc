@@ -36,13 +36,15 @@ PfcConfig PfcConfig::build(const PfcParams& params, std::span<const uint64_t> po
   c.xon_offset_bytes = params.xon_offset_bytes;
   c.shared_buffer_bytes = params.shared_buffer_bytes;
   c.pause_quanta = params.pause_quanta;
+  c.refresh_on_arrival = params.refresh_on_arrival;
   for (size_t i = 0; i < port_speed_bps.size() && i < c.headroom_bytes.size(); ++i) {
     const uint64_t speed = port_speed_bps[i];
     c.headroom_bytes[i] =
         params.headroom_bytes != 0
             ? params.headroom_bytes
             : headroom_for(speed, params.cable_length_m, params.response_delay_ns, max_frame_bytes);
-    c.refresh_ns[i] = pause_quanta_to_ns(params.pause_quanta, speed) / 2;
+    c.pause_ns[i] = pause_quanta_to_ns(params.pause_quanta, speed);
+    c.refresh_ns[i] = c.pause_ns[i] / 2;
   }
   return c;
 }

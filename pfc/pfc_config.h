@@ -34,8 +34,10 @@ struct PfcConfig {
   uint64_t xon_offset_bytes = 0;
   uint64_t shared_buffer_bytes = 0;
   uint16_t pause_quanta = 0;
+  bool refresh_on_arrival = false;  // qos.pfc.refresh: on_arrival (PfcGenerator::poll)
   std::array<uint64_t, kMaxPorts> headroom_bytes{};  // per ingress port (one PG per priority)
   std::array<uint64_t, kMaxPorts> refresh_ns{};      // per port: half the honoured pause
+  std::array<uint64_t, kMaxPorts> pause_ns{};        // per port: the honoured pause
 
   // port_speed_bps[i] is port i's speed (0 for ports that do not exist).
   static PfcConfig build(const PfcParams& params, std::span<const uint64_t> port_speed_bps,

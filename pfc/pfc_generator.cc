@@ -68,6 +68,8 @@ void PfcGenerator::end_xoff(Port& st, int prio, uint64_t now_ns) {
 bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
                         PfcFrameRequest& out) {
   if (port >= num_ports_) return false;
+  if (cfg.refresh_on_arrival != count_arrivals_.load(kRelaxed))
+    count_arrivals_.store(cfg.refresh_on_arrival, kRelaxed);
   Port& st = ports_[port];
   uint8_t asserted = st.asserted.load(kRelaxed);
   const uint8_t was_asserted = asserted;
@@ -113,6 +115,49 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
       continue;
     }
     const uint64_t held = st.held[p].load(kRelaxed);
+    if (cfg.refresh_on_arrival) {
+      const uint64_t arrived = st.arrived[p].load(kRelaxed);
+      const bool grew = arrived != st.arrived_seen[p].load(kRelaxed);
+      st.arrived_seen[p].store(arrived, kRelaxed);
+      const uint64_t pause_ns = cfg.pause_ns[port];
+      uint8_t lapsed = st.lapsed.load(kRelaxed);
+      if ((asserted & bit) && now_ns >= st.refresh_at[p].load(kRelaxed)) {
+        asserted &= static_cast<uint8_t>(~bit);  // lapsed: the peer resumes on its own
+        // The threshold it paused at stays the PG's admission limit while it
+        // holds more than XOFF: what arrives after the lapse still has the
+        // headroom the pause reserved.
+        const uint64_t latch = st.xoff_latch[p].load(kRelaxed);
+        end_xoff(st, p, now_ns);
+        st.xoff_latch[p].store(latch, kRelaxed);
+        lapsed |= bit;
+      }
+      if (held <= xoff && (lapsed & bit)) {
+        lapsed &= static_cast<uint8_t>(~bit);
+        st.xoff_latch[p].store(0, kRelaxed);
+      }
+      // A first crossing pauses; a pause asserted, or one that lapsed, is
+      // sent again only for a packet that arrived.
+      const bool crossing = !(asserted & bit) && !(lapsed & bit);
+      if (held > xoff && quanta != 0 && (crossing || grew)) {
+        lapsed &= static_cast<uint8_t>(~bit);
+        enable |= bit;
+        req.quanta[p] = quanta;
+        if (!(asserted & bit)) {
+          st.xoff_since[p].store(now_ns, kRelaxed);
+          st.xoff_latch[p].store(xoff, kRelaxed);
+        }
+        asserted |= bit;
+        st.refresh_at[p].store(add_sat(now_ns, pause_ns), kRelaxed);
+      } else if ((asserted & bit) && (held < xon || held == 0)) {
+        enable |= bit;
+        xon_sent |= bit;
+        req.quanta[p] = 0;
+        asserted &= static_cast<uint8_t>(~bit);
+        end_xoff(st, p, now_ns);
+      }
+      st.lapsed.store(lapsed, kRelaxed);
+      continue;
+    }
     if (!(asserted & bit)) {
       if (held > xoff && quanta != 0) {
         enable |= bit;

@@ -27,6 +27,13 @@
 //   crossed XOFF            -> XOFF (time = pause_quanta); refresh due at now + P/2
 //   asserted, below XON     -> XON (time 0)
 //   asserted, refresh due   -> XOFF again, so the peer's pause never lapses
+// qos.pfc.refresh on_arrival (HPCC's and ConWeave's ns-3: switch-node.cc
+// CheckAndSendPfc, switch-mmu.cc:458-467), P the pause time:
+//   over XOFF, crossing it, or a packet arrived on the PG since the last
+//   poll (add() counts them in this mode) -> XOFF; asserted until now + P
+//   asserted, below XON -> XON
+//   asserted, now + P passed -> no longer asserted, no frame (it lapsed);
+//                          XOFF again only once a packet arrives over XOFF
 // All of them in one frame (class-enable vector + times). pause_quanta 0
 // (rejected by the config) sends nothing. A priority in a PFC storm with the
 // watchdog's `drop` action on any port (storm_begin/storm_end, counted per
@@ -134,6 +141,7 @@ class PfcGenerator {
     if (port >= num_ports_ || prio >= kPfcPriorities || bytes == 0) return;
     move(ports_[port].held[prio], bytes);
     move(prio_held_[prio], bytes);
+    if (count_arrivals_.load(kRelaxed)) move(ports_[port].arrived[prio], 1);  // on_arrival
   }
   void release(uint16_t port, uint8_t prio, uint64_t bytes) {
     if (port >= num_ports_ || prio >= kPfcPriorities || bytes == 0) return;
@@ -191,11 +199,14 @@ class PfcGenerator {
     // Atomic read-modify-write by RX (add) and TX (release) lcores.
     std::array<A64, kPfcPriorities> held{};
     std::array<A64, kPfcPriorities> lossless_dropped{};
+    std::array<A64, kPfcPriorities> arrived{};  // add() calls, while on_arrival is in use
     // One writer: the port's TX owner (poll); atomics so that readers may look.
     alignas(64) std::atomic<uint8_t> asserted{0};
     std::array<A64, kPfcPriorities> xoff_latch{};  // T when XOFF was sent (dynamic)
     std::array<A64, kPfcPriorities> xoff_since{};
-    std::array<A64, kPfcPriorities> refresh_at{};
+    std::array<A64, kPfcPriorities> refresh_at{};    // on_arrival: when the pause lapses
+    std::array<A64, kPfcPriorities> arrived_seen{};  // on_arrival: `arrived` at the last poll
+    std::atomic<uint8_t> lapsed{0};                  // on_arrival: paused, lapsed, no arrival since
     std::array<A64, kPfcPriorities> xoff_acc_ns{};
     std::array<A64, kPfcPriorities> tx_frames{};
     std::array<A64, kPfcPriorities> tx_xon{};
@@ -221,6 +232,8 @@ class PfcGenerator {
   }
 
   bool one_writer_ = false;
+  // Set by poll() from the config: add() then counts arrivals (on_arrival).
+  std::atomic<bool> count_arrivals_{false};
   alignas(64) std::array<A64, kPfcPriorities> prio_held_{};
   // Ports asserting XOFF on some priority: set and cleared by poll() with
   // an atomic read-modify-write when a port's asserted set becomes

@@ -15,6 +15,10 @@ namespace rocelb {
 struct PfcParams {
   uint8_t enable_mask = 1u << 3;   // qos.pfc_enable: lossless priorities (default [3])
   uint16_t pause_quanta = 0xffff;  // qos.pfc.pause_time: quanta of 512 bit times in XOFF frames
+  // qos.pfc.refresh: timer (an XOFF re-sent at half its pause time until
+  // XON) or on_arrival (re-sent when a packet arrives over XOFF, else left
+  // to lapse: HPCC's and ConWeave's ns-3).
+  bool refresh_on_arrival = false;
   // Thresholds on the bytes one (ingress port, priority) holds in egress
   // queues. Static (xoff/xon in bytes) or dynamic (SONiC dynamic_th: XOFF
   // when held > 2^dynamic_th × free shared buffer; XON xon_offset below it).

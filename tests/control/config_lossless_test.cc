@@ -185,8 +185,8 @@ TEST(ConfigLossless, Watchdog) {
 
 TEST(ConfigLosslessRules, UnknownKeys) {
   EXPECT_EQ(qos_error("{pfc: {xof: 1MB}}"),
-            "x.yaml: qos.pfc.xof: unknown key, did you mean \"xoff\"? (known: pause_time, xoff, "
-            "xon, dynamic_th, xon_offset, headroom, cable_length, response_delay)");
+            "x.yaml: qos.pfc.xof: unknown key, did you mean \"xoff\"? (known: pause_time, refresh, "
+            "xoff, xon, dynamic_th, xon_offset, headroom, cable_length, response_delay)");
   EXPECT_EQ(qos_error("{buffer: {size: 1MB}}"),
             "x.yaml: qos.buffer.size: unknown key (known: shared_size)");
   EXPECT_EQ(qos_error("{wred: {3: {min: 1KB}}}"),
@@ -215,6 +215,14 @@ TEST(ConfigLosslessRules, PauseTime) {
   const std::string rule = ": must be an integer 1..65535 (quanta of 512 bit times)";
   EXPECT_EQ(qos_error("{pfc: {pause_time: 0}}"), "x.yaml: qos.pfc.pause_time: 0" + rule);
   EXPECT_EQ(qos_error("{pfc: {pause_time: 65536}}"), "x.yaml: qos.pfc.pause_time: 65536" + rule);
+}
+
+TEST(ConfigLosslessRules, PfcRefresh) {
+  EXPECT_FALSE(lossless_of("{pfc: {pause_time: 977}}").pfc.refresh_on_arrival);
+  EXPECT_FALSE(lossless_of("{pfc: {refresh: timer}}").pfc.refresh_on_arrival);
+  EXPECT_TRUE(lossless_of("{pfc: {refresh: on_arrival}}").pfc.refresh_on_arrival);
+  EXPECT_EQ(qos_error("{pfc: {refresh: per_packet}}"),
+            "x.yaml: qos.pfc.refresh: \"per_packet\": must be one of timer, on_arrival");
 }
 
 TEST(ConfigLosslessRules, StaticThresholds) {

@@ -200,6 +200,55 @@ TEST(PfcGenerator, RefreshKeepsThePeerPausedUntilXon) {
   EXPECT_EQ(g.xoff_asserted_ns(0, 3, 10'000'000), 10'000'000u);
 }
 
+// qos.pfc.refresh on_arrival (HPCC's and ConWeave's ns-3): a pause of P
+// (977 quanta: 5 us at 100G) is sent on crossing XOFF and again only when
+// a packet arrives while over it; with no arrival it lapses, and no XON
+// follows a lapsed pause. Below XON while asserted: XON.
+TEST(PfcGenerator, OnArrivalRefreshIsResentPerArrivalAndLapses) {
+  PfcParams p = static_params(10'000, 5'000);
+  p.pause_quanta = 977;
+  p.refresh_on_arrival = true;
+  Gen g(p, kTwoPorts);
+  const uint64_t pause = pause_quanta_to_ns(977, k100G);  // 5,002 ns
+  g.add(0, 3, 20'000);
+  PfcFrameRequest r = poll(g, 0, 1'000);
+  ASSERT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 977);
+  EXPECT_EQ(g.next_poll_ns(0, 1'000), 1'000 + pause);  // when it lapses
+  // No arrival: nothing at the timer's half-way point, nothing at the lapse
+  // (it just ends), and nothing after.
+  EXPECT_EQ(poll(g, 0, 1'000 + pause / 2).class_enable, 0);
+  EXPECT_EQ(poll(g, 0, 1'000 + pause).class_enable, 0);
+  EXPECT_EQ(g.asserted_mask(0), 0);
+  EXPECT_EQ(poll(g, 0, 2'000 + pause).class_enable, 0);
+  // A packet arrives over XOFF: paused again; another one: again.
+  g.add(0, 3, 1'000);
+  r = poll(g, 0, 10'000);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 977);
+  g.add(0, 3, 1'000);
+  EXPECT_EQ(poll(g, 0, 11'000).class_enable, kP3);
+  EXPECT_EQ(g.next_poll_ns(0, 11'000), 11'000 + pause);
+  // A departure only: no frame.
+  g.release(0, 3, 500);
+  EXPECT_EQ(poll(g, 0, 12'000).class_enable, 0);
+  // Below XON while asserted: XON.
+  g.release(0, 3, 18'000);
+  r = poll(g, 0, 13'000);
+  EXPECT_EQ(r.class_enable, kP3);
+  EXPECT_EQ(r.quanta[3], 0);
+  const PfcTxCounters c = g.counters(0, 3, 20'000);
+  EXPECT_EQ(c.pfc_tx_frames, 4u);
+  EXPECT_EQ(c.pfc_tx_xon_frames, 1u);
+  // A pause that lapsed sends no XON when the queue drains.
+  g.add(0, 3, 20'000);
+  ASSERT_EQ(poll(g, 0, 30'000).class_enable, kP3);
+  EXPECT_EQ(poll(g, 0, 30'000 + pause).class_enable, 0);  // lapsed
+  g.release(0, 3, 20'000);
+  EXPECT_EQ(poll(g, 0, 40'000).class_enable, 0);
+  EXPECT_EQ(g.counters(0, 3, 40'000).pfc_tx_xon_frames, 1u);
+}
+
 TEST(PfcGenerator, LossyPrioritiesAreNeverPausedOrCounted) {
   Gen g(static_params(1'000, 500), kTwoPorts);
   for (uint8_t p = 0; p < 8; ++p) {
