@@ -115,14 +115,20 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
       continue;
     }
     const uint64_t held = st.held[p].load(kRelaxed);
+    const bool over = held > xoff && quanta != 0;
+    // on_arrival: a pause lapses at its time, and is sent again only for a
+    // packet that arrived (after a lapse, too); else a timer refreshes it.
+    bool arrived = false;
+    uint8_t lapsed = 0;
+    uint64_t next_refresh = refresh_in ? add_sat(now_ns, refresh_in) : UINT64_MAX;
     if (cfg.refresh_on_arrival) {
-      const uint64_t arrived = st.arrived[p].load(kRelaxed);
-      const bool grew = arrived != st.arrived_seen[p].load(kRelaxed);
-      st.arrived_seen[p].store(arrived, kRelaxed);
-      const uint64_t pause_ns = cfg.pause_ns[port];
-      uint8_t lapsed = st.lapsed.load(kRelaxed);
+      const uint64_t n = st.arrived[p].load(kRelaxed);
+      arrived = n != st.arrived_seen[p].load(kRelaxed);
+      st.arrived_seen[p].store(n, kRelaxed);
+      next_refresh = add_sat(now_ns, cfg.pause_ns[port]);
+      lapsed = st.lapsed.load(kRelaxed);
       if ((asserted & bit) && now_ns >= st.refresh_at[p].load(kRelaxed)) {
-        asserted &= static_cast<uint8_t>(~bit);  // lapsed: the peer resumes on its own
+        asserted &= static_cast<uint8_t>(~bit);  // the peer resumes on its own
         // The threshold it paused at stays the PG's admission limit while it
         // holds more than XOFF: what arrives after the lapse still has the
         // headroom the pause reserved.
@@ -135,37 +141,16 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
         lapsed &= static_cast<uint8_t>(~bit);
         st.xoff_latch[p].store(0, kRelaxed);
       }
-      // A first crossing pauses; a pause asserted, or one that lapsed, is
-      // sent again only for a packet that arrived.
-      const bool crossing = !(asserted & bit) && !(lapsed & bit);
-      if (held > xoff && quanta != 0 && (crossing || grew)) {
-        lapsed &= static_cast<uint8_t>(~bit);
-        enable |= bit;
-        req.quanta[p] = quanta;
-        if (!(asserted & bit)) {
-          st.xoff_since[p].store(now_ns, kRelaxed);
-          st.xoff_latch[p].store(xoff, kRelaxed);
-        }
-        asserted |= bit;
-        st.refresh_at[p].store(add_sat(now_ns, pause_ns), kRelaxed);
-      } else if ((asserted & bit) && (held < xon || held == 0)) {
-        enable |= bit;
-        xon_sent |= bit;
-        req.quanta[p] = 0;
-        asserted &= static_cast<uint8_t>(~bit);
-        end_xoff(st, p, now_ns);
-      }
-      st.lapsed.store(lapsed, kRelaxed);
-      continue;
     }
     if (!(asserted & bit)) {
-      if (held > xoff && quanta != 0) {
+      if (over && (!(lapsed & bit) || arrived)) {
         enable |= bit;
         req.quanta[p] = quanta;
         asserted |= bit;
+        lapsed &= static_cast<uint8_t>(~bit);
         st.xoff_since[p].store(now_ns, kRelaxed);
         st.xoff_latch[p].store(xoff, kRelaxed);
-        st.refresh_at[p].store(refresh_in ? add_sat(now_ns, refresh_in) : UINT64_MAX, kRelaxed);
+        st.refresh_at[p].store(next_refresh, kRelaxed);
       }
     } else if (held < xon || held == 0) {
       enable |= bit;
@@ -173,11 +158,13 @@ bool PfcGenerator::poll(const PfcConfig& cfg, uint16_t port, uint64_t now_ns,
       req.quanta[p] = 0;
       asserted &= static_cast<uint8_t>(~bit);
       end_xoff(st, p, now_ns);
-    } else if (now_ns >= st.refresh_at[p].load(kRelaxed)) {
+    } else if (cfg.refresh_on_arrival ? over && arrived
+                                      : now_ns >= st.refresh_at[p].load(kRelaxed)) {
       enable |= bit;
       req.quanta[p] = quanta;
-      st.refresh_at[p].store(refresh_in ? add_sat(now_ns, refresh_in) : UINT64_MAX, kRelaxed);
+      st.refresh_at[p].store(next_refresh, kRelaxed);
     }
+    if (cfg.refresh_on_arrival) st.lapsed.store(lapsed, kRelaxed);
   }
   st.asserted.store(asserted, kRelaxed);
   if ((was_asserted == 0) != (asserted == 0)) {
