@@ -77,6 +77,18 @@ void read_knobs(const KeyReader::Map& m, GroupParams& g) {
   }
   m.read("seed", k.seed);
   m.read("control_by_hash", k.control_by_hash);
+  if (m.has("conweave")) {
+    const KeyReader::Map c = m.map("conweave");
+    ConWeaveKnobs& cw = k.conweave;
+    c.read("tx_expiry", cw.tx_expiry_ns);
+    c.read("reply_timeout_extra", cw.reply_timeout_extra_ns);
+    c.read("base_rtt", cw.base_rtt_ns);
+    c.read("path_pause", cw.path_pause_ns);
+    c.read("voq_flush_extra", cw.voq_flush_extra_ns);
+    c.read("voq_default_wait", cw.voq_default_wait_ns);
+    c.read("reply_dscp", cw.reply_dscp);
+    c.read("hold_packets", cw.hold_packets);
+  }
 
   if (auto v = m.get("buckets")) {
     const KeySpec& row = r.spec(join_pattern(m.pattern(), "buckets"));
@@ -187,6 +199,31 @@ void read_groups(const KeyReader::Map& top, ConfigRead& c) {
     g.name = name;
     c.cfg.groups.push_back(std::move(g));
   });
+  // A switch reorders (conweave at the destination ToR) with one set of
+  // knobs: every conweave group must give the same.
+  const GroupParams* first_cw = nullptr;
+  for (const GroupParams& g : c.cfg.groups) {
+    if (g.mode != LbMode::kConWeave) continue;
+    if (!first_cw) {
+      first_cw = &g;
+      continue;
+    }
+    const ConWeaveKnobs &a = first_cw->knobs.conweave, &b = g.knobs.conweave;
+    const char* differs = a.voq_flush_extra_ns != b.voq_flush_extra_ns     ? "voq_flush_extra"
+                          : a.voq_default_wait_ns != b.voq_default_wait_ns ? "voq_default_wait"
+                          : a.reply_dscp != b.reply_dscp                   ? "reply_dscp"
+                          : a.hold_packets != b.hold_packets               ? "hold_packets"
+                          : first_cw->knobs.max_flows != g.knobs.max_flows ? "max_flows"
+                                                                           : nullptr;
+    if (differs) {
+      const std::string key = std::string(differs) == "max_flows"
+                                  ? "groups." + g.name + ".max_flows"
+                                  : "groups." + g.name + ".conweave." + differs;
+      c.r.fail(key, "differs from groups." + first_cw->name +
+                        "'s: a switch reorders its conweave flows with one setting (every "
+                        "conweave group gives the same)");
+    }
+  }
   // Every forwarding worker keeps every group's table: bounded in total.
   uint64_t total = 0, biggest = 0;
   const GroupParams* big = nullptr;

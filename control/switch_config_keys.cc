@@ -126,7 +126,7 @@ constexpr KeySpec kRows[] = {
      "every mode, each mode reads its own",
      0, 0, "", "fixed",
      "fixed|wcmp|resilient|flowlet_random|flowlet_quality|per_packet_quality|per_packet_random|"
-     "drill|bpf"},
+     "drill|bpf|conweave"},
     {"groups.*.members", K::kList,
      "the group's next hops: configured neighbors' IPs, or maps {via, weight}; none twice; mode "
      "bpf takes at most 64 (lb/bpf/rocelb_policy.h)",
@@ -145,7 +145,8 @@ constexpr KeySpec kRows[] = {
      "flowlet modes: a flow idle this long starts a new flowlet", 100, 1 * kSec, "", "256us"},
     {"groups.*.sampling_interval", K::kDuration, "how often each port's transmit load is sampled",
      100, 1 * kSec, "", "16us"},
-    {"groups.*.max_flows", K::kUint, "flowlet modes: flowlet table entries per forwarding core", 64,
+    {"groups.*.max_flows", K::kUint,
+     "flowlet modes: flowlet table entries per forwarding core; conweave: its flow tables", 64,
      1u << 20, "a power of two", "4096"},
     {"groups.*.buckets", K::kUint,
      "wcmp, resilient: bucket table entries, at least one per member; absent: wcmp 4096, "
@@ -184,6 +185,36 @@ constexpr KeySpec kRows[] = {
      "RoCE ACK/NAK and CNP frames take the flow hash's member (ECMP) whatever the mode, as "
      "ConWeave's ns-3 routes control packets",
      0, 0, "", "false"},
+    {"groups.*.conweave", K::kMap,
+     "mode conweave: ConWeave's source-ToR rerouting and destination-ToR reordering "
+     "(docs/reference/engines.md); defaults are ConWeave's ns-3 module's"},
+    {"groups.*.conweave.tx_expiry", K::kDuration,
+     "a flow idle this long starts a new epoch and may move at once", 1000, 1 * kSec, "", "1ms"},
+    {"groups.*.conweave.reply_timeout_extra", K::kDuration,
+     "an epoch's RTT reply is due base_rtt plus this after its request; later, the flow moves", 0,
+     1 * kSec, "", "4us"},
+    {"groups.*.conweave.base_rtt", K::kDuration,
+     "the round trip to the far ToR with empty queues (ConWeave's ns-3: 4 link delays on a "
+     "2-tier fabric)",
+     0, 1 * kSec, "", "4us"},
+    {"groups.*.conweave.path_pause", K::kDuration,
+     "a member a notify named (a CE mark on it) is not chosen for this long", 0, 1 * kSec, "",
+     "8us"},
+    {"groups.*.conweave.voq_flush_extra", K::kDuration,
+     "destination ToR: held packets leave this long after the tail's predicted arrival at the "
+     "latest",
+     0, 1 * kSec, "", "32us"},
+    {"groups.*.conweave.voq_default_wait", K::kDuration,
+     "destination ToR: the predicted wait for a tail when no packet of the old path was seen", 0,
+     1 * kSec, "", "500us"},
+    {"groups.*.conweave.reply_dscp", K::kUint,
+     "DSCP of the RTT replies, clears and notifies the destination ToR sends (their class: "
+     "qos.dscp_map)",
+     0, 63, "", "48"},
+    {"groups.*.conweave.hold_packets", K::kUint,
+     "destination ToR: packets one forwarding core may hold for reordering; past it they pass "
+     "out of order (counted)",
+     16, 1u << 20, "", "16384"},
     {"groups.*.seed", K::kUint,
      "mixed with switch.hash_seed and the core into the group's random choices", 0, kU64, "", "0"},
     {"groups.*.bpf", K::kMap, "mode bpf: the user's policy (lb/bpf/README.md)"},

@@ -12,7 +12,7 @@ void check_spec(const LbGroupSpec& spec) {
     throw std::invalid_argument("a group needs 1.." + std::to_string(kMaxLbMembers) + " members");
   for (uint32_t w : spec.weights)
     if (w == 0) throw std::invalid_argument("member weights must be at least 1");
-  if ((uses_flowlets(spec.mode) || spec.mode == LbMode::kBpf) &&
+  if ((uses_flowlets(spec.mode) || spec.mode == LbMode::kBpf || spec.mode == LbMode::kConWeave) &&
       !is_power_of_two(spec.knobs.max_flows))
     throw std::invalid_argument("max_flows must be a power of two");
   if (uses_buckets(spec.mode)) {
@@ -48,6 +48,8 @@ LbEngine::Impl LbEngine::make_impl(const LbGroupSpec& spec) {
       return DrillEngine(k.drill.d, k.drill.m, k.drill.per_destination, k.max_flows);
     case LbMode::kBpf:
       return BpfEngine(spec.bpf, static_cast<uint32_t>(spec.weights.size()), k);
+    case LbMode::kConWeave:
+      return ConWeaveSource(k.max_flows, k.conweave, static_cast<uint32_t>(spec.weights.size()));
   }
   throw std::invalid_argument("unknown load-balancing mode");
 }
@@ -162,6 +164,7 @@ void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t 
     case LbMode::kBpf:
       return bpf_burst(hashes, bytes, n, now_ns, paths, grow, out, traces, pkts);
     case LbMode::kFixed:
+    case LbMode::kConWeave:  // what is not RoCE data: by the flow hash
       return burst<LbMode::kFixed>(hashes, bytes, n, now_ns, paths, grow, out, traces);
     case LbMode::kWcmp:
       return burst<LbMode::kWcmp>(hashes, bytes, n, now_ns, paths, grow, out, traces);
@@ -180,7 +183,35 @@ void LbEngine::dispatch(const uint32_t* hashes, const uint32_t* bytes, uint32_t 
   }
 }
 
+uint32_t LbEngine::select_conweave(uint32_t hash, uint32_t bytes, uint64_t now_ns,
+                                   const MemberPath* paths, ConWeaveMark& mark, LbDecision* trace) {
+  s_.up.refresh(paths);
+  LbEngineCounters& c = s_.counters;
+  if (trace) trace->clear();
+  const uint32_t m = std::get_if<ConWeaveSource>(&impl_)->select(hash, now_ns, s_, mark, trace);
+  if (m == kNoMember) {
+    ++c.no_member;
+  } else {
+    ++c.decisions;
+    ++c.member_packets[m];
+    c.member_bytes[m] += bytes;
+  }
+  if (trace) trace->member = m;
+  return m;
+}
+
+void LbEngine::conweave_reply(uint32_t hash, ConWeaveKind kind, uint16_t epoch, uint8_t phase,
+                              uint64_t now_ns) {
+  if (auto* cw = std::get_if<ConWeaveSource>(&impl_))
+    cw->on_reply(hash, kind, epoch, phase, now_ns, s_.counters);
+}
+
+void LbEngine::conweave_notify(uint32_t member, uint64_t now_ns) {
+  if (auto* cw = std::get_if<ConWeaveSource>(&impl_)) cw->on_notify(member, now_ns, s_.counters);
+}
+
 void LbEngine::reset() {
+  if (auto* cw = std::get_if<ConWeaveSource>(&impl_)) cw->reset();
   if (auto* f = std::get_if<FlowletEngine>(&impl_)) f->reset();
   if (auto* d = std::get_if<DrillEngine>(&impl_)) d->reset();
   if (auto* b = std::get_if<BpfEngine>(&impl_)) b->reset();

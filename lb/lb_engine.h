@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "lb/bpf_engine.h"
+#include "lb/conweave_source.h"
 #include "lb/drill_engine.h"
 #include "lb/fixed_engine.h"
 #include "lb/flow_hash.h"
@@ -71,6 +72,17 @@ class LbEngine {
                             uint64_t now_ns, const MemberPath* paths, uint32_t* out,
                             LbDecision* traces);
 
+  // Mode conweave: the member for one RoCE data packet and what it must
+  // carry (conweave_source.h); other packets of the group go through
+  // select_burst, which places them by the flow hash. The source ToR's
+  // side of a reply or a notify the far ToR sent back.
+  uint32_t select_conweave(uint32_t hash, uint32_t bytes, uint64_t now_ns, const MemberPath* paths,
+                           ConWeaveMark& mark, LbDecision* trace);
+  void conweave_reply(uint32_t hash, ConWeaveKind kind, uint16_t epoch, uint8_t phase,
+                      uint64_t now_ns);
+  void conweave_notify(uint32_t member, uint64_t now_ns);
+  const ConWeaveSource* conweave() const { return std::get_if<ConWeaveSource>(&impl_); }
+
   // Forgets per-flow state (flowlet table, DRILL memory); counters are kept.
   void reset();
 
@@ -84,7 +96,7 @@ class LbEngine {
 
  private:
   using Impl = std::variant<FixedEngine, WcmpEngine, ResilientEngine, FlowletEngine,
-                            PerPacketEngine, DrillEngine, BpfEngine>;
+                            PerPacketEngine, DrillEngine, BpfEngine, ConWeaveSource>;
   static Impl make_impl(const LbGroupSpec& spec);
 
   template <LbMode M>

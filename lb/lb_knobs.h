@@ -25,6 +25,18 @@
 //                              ns-3 routes control packets (switch-node.cc:
 //                              258-262); the balance stage reads it
 //   seed                  0    mixed with the switch seed and the lcore into the RNG
+//   conweave.*                 mode conweave (lb/conweave_source.h, conweave_dest.h);
+//                              defaults are ConWeave's ns-3 module's
+//                              (scratch/network-load-balance.cc:72-76):
+//     tx_expiry       1ms      a flow idle this long starts a new epoch (and may move)
+//     reply_timeout_extra 4us  the RTT reply's deadline past base_rtt
+//     base_rtt        4us      the ToR-to-ToR round trip with empty queues
+//     path_pause      8us      a path a NOTIFY named is avoided this long
+//     voq_flush_extra 32us     added to the predicted tail arrival before a
+//                              reorder queue is flushed anyway
+//     voq_default_wait 500us   the predicted gap when no phase-0 time is known
+//     reply_dscp      48       DSCP of the switch's RTT replies and notifies
+//     hold_packets    16384    packets a forwarding core may hold in reorder queues
 #pragma once
 
 #include <array>
@@ -62,6 +74,18 @@ struct DrillKnobs {
   bool operator==(const DrillKnobs&) const = default;
 };
 
+struct ConWeaveKnobs {
+  uint64_t tx_expiry_ns = 1'000'000;
+  uint64_t reply_timeout_extra_ns = 4'000;
+  uint64_t base_rtt_ns = 4'000;
+  uint64_t path_pause_ns = 8'000;
+  uint64_t voq_flush_extra_ns = 32'000;
+  uint64_t voq_default_wait_ns = 500'000;
+  uint32_t reply_dscp = 48;
+  uint32_t hold_packets = 16384;
+  bool operator==(const ConWeaveKnobs&) const = default;
+};
+
 struct LbKnobs {
   uint64_t idle_time_ns = 256'000;
   uint64_t sampling_interval_ns = 16'000;
@@ -69,6 +93,7 @@ struct LbKnobs {
   uint32_t buckets = 0;  // 0: the mode's default
   QualityKnobs quality;
   DrillKnobs drill;
+  ConWeaveKnobs conweave;
   bool control_by_hash = false;
   uint64_t seed = 0;
   bool operator==(const LbKnobs&) const = default;
@@ -110,6 +135,10 @@ inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {
 inline uint64_t group_table_bytes(LbMode mode, const LbKnobs& k) {
   constexpr uint64_t kFlowletEntryBytes = 16;  // FlowletEntry (flowlet_table.h)
   if (uses_flowlets(mode)) return uint64_t{k.max_flows} * kFlowletEntryBytes;
+  // ConWeave's source table and destination table (conweave_source.h,
+  // conweave_dest.h), 32 bytes an entry each, and its held packets.
+  if (mode == LbMode::kConWeave)
+    return uint64_t{k.max_flows} * 64 + uint64_t{k.conweave.hold_packets} * 16;
   const uint64_t buckets = effective_buckets(mode, k);
   return buckets * (mode == LbMode::kResilient ? 4 : 2);
 }

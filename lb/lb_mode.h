@@ -21,6 +21,7 @@ enum class LbMode : uint8_t {
   kPerPacketRandom,   // spraying: every packet to a uniformly random member
   kDrill,             // DRILL: shortest queue among d random members + m remembered
   kBpf,               // the user's policy, compiled to eBPF (lb/bpf/rocelb_policy.h)
+  kConWeave,          // ConWeave: RTT-probed rerouting of a flow, reordered at the far ToR
 };
 
 inline constexpr std::string_view kLbModeNames[] = {"fixed",
@@ -31,7 +32,8 @@ inline constexpr std::string_view kLbModeNames[] = {"fixed",
                                                     "per_packet_quality",
                                                     "per_packet_random",
                                                     "drill",
-                                                    "bpf"};
+                                                    "bpf",
+                                                    "conweave"};
 
 inline std::string_view to_string(LbMode m) {
   return kLbModeNames[static_cast<int>(m)];

@@ -21,30 +21,36 @@
 
 namespace rocelb {
 
-#define ROCELB_PORT_COUNTERS(X)                                                         \
-  X(rx_packets, "frames received")                                                      \
-  X(rx_bytes, "bytes received (frame without FCS)")                                     \
-  X(tx_packets, "frames transmitted")                                                   \
-  X(tx_bytes, "bytes transmitted (frame without FCS)")                                  \
-  X(rx_ipv4, "IPv4 packets received")                                                   \
-  X(rx_ipv6, "IPv6 packets received")                                                   \
-  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                                    \
-  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                             \
-  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)")          \
-  X(rx_vlan_tagged, "frames received with one or more VLAN tags")                       \
-  X(rx_pfc_frames, "802.1Qbb PFC frames received")                                      \
-  X(rx_pause_frames, "802.3x PAUSE frames received")                                    \
-  X(consumed_arp, "ARP packets addressed to the switch, consumed")                      \
-  X(consumed_pfc, "PFC frames consumed")                                                \
-  X(consumed_pause, "802.3x PAUSE frames consumed")                                     \
-  X(generated_arp_replies, "ARP replies the switch generated (sent on this port)")      \
-  X(consumed_icmp,                                                                      \
-    "ICMP echo requests and IPv6 neighbor discovery messages addressed to the switch, " \
-    "consumed (answered or not)")                                                       \
-  X(generated_icmp_replies,                                                             \
-    "ICMP echo replies and IPv6 neighbor advertisements the switch generated (sent on " \
-    "this port)")                                                                       \
-  X(generated_pfc_frames, "PFC frames the switch sent on this port (XOFF, refresh, XON)")
+#define ROCELB_PORT_COUNTERS(X)                                                                \
+  X(rx_packets, "frames received")                                                             \
+  X(rx_bytes, "bytes received (frame without FCS)")                                            \
+  X(tx_packets, "frames transmitted")                                                          \
+  X(tx_bytes, "bytes transmitted (frame without FCS)")                                         \
+  X(rx_ipv4, "IPv4 packets received")                                                          \
+  X(rx_ipv6, "IPv6 packets received")                                                          \
+  X(rx_rocev2, "RoCEv2 packets received (UDP 4791)")                                           \
+  X(rx_rocev1, "RoCEv1 frames received (Ethertype 0x8915)")                                    \
+  X(rx_cnp, "RoCE congestion notification packets received (BTH opcode 0x81)")                 \
+  X(rx_vlan_tagged, "frames received with one or more VLAN tags")                              \
+  X(rx_pfc_frames, "802.1Qbb PFC frames received")                                             \
+  X(rx_pause_frames, "802.3x PAUSE frames received")                                           \
+  X(consumed_arp, "ARP packets addressed to the switch, consumed")                             \
+  X(consumed_pfc, "PFC frames consumed")                                                       \
+  X(consumed_pause, "802.3x PAUSE frames consumed")                                            \
+  X(generated_arp_replies, "ARP replies the switch generated (sent on this port)")             \
+  X(consumed_icmp,                                                                             \
+    "ICMP echo requests and IPv6 neighbor discovery messages addressed to the switch, "        \
+    "consumed (answered or not)")                                                              \
+  X(generated_icmp_replies,                                                                    \
+    "ICMP echo replies and IPv6 neighbor advertisements the switch generated (sent on "        \
+    "this port)")                                                                              \
+  X(generated_pfc_frames, "PFC frames the switch sent on this port (XOFF, refresh, XON)")      \
+  X(consumed_conweave,                                                                         \
+    "ConWeave RTT replies, clears and notifies for flows this switch sends, taken by its "     \
+    "conweave group (the source ToR)")                                                         \
+  X(generated_conweave,                                                                        \
+    "ConWeave RTT replies, clears and notifies the switch made for data that came in on this " \
+    "port (the destination ToR)")
 
 // Drop reasons beyond the parser's (parsed_packet.h).
 #define ROCELB_FORWARD_DROPS(X)                                                                  \
@@ -80,7 +86,10 @@ namespace rocelb {
     "to the port's transmitting worker found its inbox full")                                    \
   X(no_link,                                                                                     \
     "fabric: sent on a port that has no link in the topology (nothing is connected to "          \
-    "it)")
+    "it)")                                                                                       \
+  X(conweave_unmatched,                                                                          \
+    "ConWeave reply or notify for a flow no conweave group of this switch sends, or a ConWeave " \
+    "header too short to read")
 
 enum class DropReason : uint8_t {
 #define ROCELB_X(name, help) parse_##name,
@@ -142,12 +151,13 @@ struct alignas(64) PortCounters {
   }
   uint64_t consumed() const {
     return (*this)[PortCounter::consumed_arp] + (*this)[PortCounter::consumed_pfc] +
-           (*this)[PortCounter::consumed_pause] + (*this)[PortCounter::consumed_icmp];
+           (*this)[PortCounter::consumed_pause] + (*this)[PortCounter::consumed_icmp] +
+           (*this)[PortCounter::consumed_conweave];
   }
   uint64_t generated() const {
     return (*this)[PortCounter::generated_arp_replies] +
            (*this)[PortCounter::generated_icmp_replies] +
-           (*this)[PortCounter::generated_pfc_frames];
+           (*this)[PortCounter::generated_pfc_frames] + (*this)[PortCounter::generated_conweave];
   }
   void add(const PortCounters& o) {
     for (size_t i = 0; i < c.size(); ++i) c[i] += o.c[i];

@@ -105,6 +105,14 @@ const Epoch& Dataplane::adopt(unsigned w) {
   rebuild_wred(w, ws, cfg);
   for (uint16_t port : cfg.port_ids)
     if (owner_[port] == w) tx_[port]->configure(cfg, shaper_burst_ps_);
+  // ConWeave's reorder queues: made with the first config that has a
+  // conweave group; new sizes take effect once nothing is held.
+  if (cfg.conweave &&
+      (!ws.conweave || (ws.conweave->held_now() == 0 &&
+                        (ws.conweave->flows() != cfg.conweave_flows ||
+                         ws.conweave->capacity() != cfg.conweave_knobs.hold_packets))))
+    ws.conweave =
+        std::make_unique<ConWeaveDest>(cfg.conweave_flows, cfg.conweave_knobs.hold_packets);
   return *e;
 }
 
@@ -182,6 +190,16 @@ void Dataplane::worker_offline(unsigned w) {
 
 uint64_t Dataplane::flush() {
   uint64_t n = 0;
+  // Held for reordering: dropped where they were going.
+  for (auto& w : workers_) {
+    if (!w->conweave) continue;
+    w->conweave->flush_due(UINT64_MAX, -1, [&](uint16_t port, void* pkt, uint16_t) {
+      w->port[port].drop(DropReason::flushed);
+      mbuf_free(static_cast<rte_mbuf*>(pkt));
+      ++n;
+    });
+    w->conweave_held = 0;
+  }
   for (uint16_t port = 0; port < kMaxPorts; ++port) {
     if (!tx_[port]) continue;
     const uint64_t flushed = tx_[port]->flush();
@@ -208,6 +226,7 @@ void Dataplane::set_observer(PacketObserver* obs) {
 }
 
 void Dataplane::set_control_pool(rte_mempool* pool) {
+  control_pool_ = pool;
   for (auto& t : tx_)
     if (t) t->set_control_pool(pool);
 }
@@ -269,13 +288,14 @@ Snapshot Dataplane::snapshot() const {
       s.queued_packets += g.depth_packets;
     }
   }
+  for (const auto& w : workers_) s.queued_packets += w->conweave_held;  // held for reordering
   acquire();
   // 5. Where frames enter, read last: every frame counted above has been
   // counted in here before.
   for (int p = 0; p < port_slots_; ++p) {
-    static constexpr PortCounter kIn[] = {PortCounter::rx_packets, PortCounter::rx_bytes,
-                                          PortCounter::generated_arp_replies,
-                                          PortCounter::generated_icmp_replies};
+    static constexpr PortCounter kIn[] = {
+        PortCounter::rx_packets, PortCounter::rx_bytes, PortCounter::generated_arp_replies,
+        PortCounter::generated_icmp_replies, PortCounter::generated_conweave};
     for (PortCounter k : kIn) {
       uint64_t v = 0;
       for (const auto& w : workers_) v += w->port[p][k];

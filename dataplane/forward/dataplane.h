@@ -53,6 +53,7 @@
 #include "dataplane/forward/packet_observer.h"
 #include "dataplane/forward/port_tx.h"
 #include "dataplane/forward/switch_config.h"
+#include "lb/conweave_dest.h"
 #include "lb/lb_engine.h"
 #include "pfc/pfc_generator.h"
 #include "pfc/wred.h"
@@ -85,6 +86,14 @@ struct alignas(64) WorkerState {
   // them, or a pause received on them.
   PortSet touched_ports;
   LcoreStats lcore;
+  // Mode conweave, the destination ToR's side: this worker's reorder
+  // queues (null until a config has a conweave group), what they hold now
+  // (read by snapshot()), and the replies and notifies its last burst
+  // made, run through the pipeline when the burst is done.
+  std::unique_ptr<ConWeaveDest> conweave;
+  Counter conweave_held;
+  std::array<rte_mbuf*, 64> conweave_out{};
+  uint16_t conweave_out_n = 0;
 };
 
 // One worker's load balancing under one config: per group its own engine
@@ -195,6 +204,23 @@ class Dataplane {
   // Where generated PFC frames come from (replay and live set their pool).
   void set_control_pool(rte_mempool* pool);
 
+  // Mode conweave: worker w sends on the packets its reorder queues hold
+  // whose flush time is at or before now_ns (those leaving by `port`
+  // only, unless port is -1), through the pipeline again from their
+  // ingress ports; `in_ports` gets those ingress ports. Returns how many.
+  uint32_t conweave_flush(unsigned w, int port, uint64_t now_ns, PortSet* in_ports = nullptr);
+  // The earliest flush time, ns, of worker w's queues that leave by
+  // `port` (UINT64_MAX: none).
+  uint64_t conweave_next_ns(unsigned w, uint16_t port) const {
+    const WorkerState& ws = *workers_[w];
+    return ws.conweave && ws.conweave->held_now() ? ws.conweave->next_deadline(port) : UINT64_MAX;
+  }
+  uint64_t conweave_next_ns_any(unsigned w) const {
+    const WorkerState& ws = *workers_[w];
+    return ws.conweave && ws.conweave->held_now() ? ws.conweave->next_deadline() : UINT64_MAX;
+  }
+  rte_mempool* control_pool() const { return control_pool_; }
+
   // Frees every queued mbuf (and pause messages), releasing their PFC held
   // bytes and counting each as a `flushed` drop on its egress port (on the
   // TX owner's counters); returns how many mbufs. Workers must be stopped.
@@ -238,6 +264,7 @@ class Dataplane {
 
   DecisionLog* log_ = nullptr;
   PacketObserver* obs_ = nullptr;
+  rte_mempool* control_pool_ = nullptr;
   std::unique_ptr<PfcGenerator> pfc_;
   std::unique_ptr<Epoch> owned_;  // what epoch_ points to
   std::atomic<Epoch*> epoch_{nullptr};

@@ -21,5 +21,9 @@ namespace rocelb {
 // epoch that worker adopted (Dataplane::adopt).
 void process_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
                    uint64_t now_ns);
+// Frames the switch runs through again (conweave's held packets, the
+// replies it made), counted in already: not counted as received again.
+void reprocess_burst(Dataplane& dp, unsigned worker, uint16_t in_port, rte_mbuf** pkts, uint16_t n,
+                     uint64_t now_ns);
 
 }  // namespace rocelb

@@ -57,6 +57,12 @@ bool is_roce_control(const ParsedPacket& pp) {
   return pp.has_bth && (pp.bth_opcode == kRoceOpRcAck || pp.bth_opcode == kRoceOpCnp);
 }
 
+// What mode conweave reroutes and marks: RoCEv2 data over IPv4 (ACK/NAKs,
+// CNPs and anything else go by the flow hash, as in ConWeave's ns-3).
+bool is_roce_data(const ParsedPacket& pp) {
+  return pp.ip_version == 4 && pp.is_rocev2 && !is_roce_control(pp);
+}
+
 }  // namespace
 
 void balance_stage(Burst& b) {
@@ -82,6 +88,9 @@ void balance_stage(Burst& b) {
     // placed by the flow hash whatever the mode.
     const bool split = g.spec.knobs.control_by_hash && g.spec.mode != LbMode::kFixed;
     const bool ctrl = split && is_roce_control(b.pp[first]);
+    // conweave: its data packets are a batch of their own.
+    const bool cw = g.spec.mode == LbMode::kConWeave;
+    const bool cw_data = cw && is_roce_data(b.pp[first]);
     const LbMode mode = ctrl ? LbMode::kFixed : g.spec.mode;
     const bool bpf = mode == LbMode::kBpf;
     // DRILL remembering per destination keys its memory by the destination.
@@ -92,7 +101,7 @@ void balance_stage(Burst& b) {
     for (uint16_t i = first; i < b.n; ++i) {
       if (!pending[i]) continue;
       if (cfg.nexthops[b.nh[i]].group != group || depth_class(g, b.tc[i]) != cls ||
-          (split && is_roce_control(b.pp[i]) != ctrl)) {
+          (split && is_roce_control(b.pp[i]) != ctrl) || (cw && is_roce_data(b.pp[i]) != cw_data)) {
         if (next == b.n) next = i;
         continue;
       }
@@ -109,7 +118,12 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    if (ctrl)
+    ConWeaveMark marks[kMaxBurst];
+    if (cw_data)
+      for (uint32_t j = 0; j < cnt; ++j)
+        member[j] = engine.select_conweave(hashes[j], bytes[j], b.now_ns, paths, marks[j],
+                                           why ? &why[j] : nullptr);
+    else if (ctrl)
       engine.select_burst_by_hash(hashes, bytes, cnt, b.now_ns, paths, member, why);
     else
       engine.select_burst(hashes, bytes, cnt, b.now_ns, paths, member, why, bpf ? fields : nullptr);
@@ -127,6 +141,7 @@ void balance_stage(Burst& b) {
       b.out_port[i] = mem.port;
       b.out_mac[i] = mem.mac;
       b.step[i] = Step::kForward;
+      if (cw_data) conweave_mark(b, i, member[j], hashes[j], marks[j]);
     }
   }
 }

@@ -72,7 +72,7 @@ void parse_stage(Burst& b) {
   KindCounts kinds;
   // Counted in before any of them is dropped, consumed or queued, and
   // published first (Dataplane::snapshot reads rx last).
-  b.ic[PortCounter::rx_packets] += b.n;
+  if (!b.reinjected) b.ic[PortCounter::rx_packets] += b.n;
   std::atomic_thread_fence(std::memory_order_release);
   for (uint16_t i = 0; i < kPrefetchAhead && i < b.n; ++i)
     rte_prefetch0(rte_pktmbuf_mtod(b.pkts[i], void*));
@@ -145,6 +145,7 @@ void parse_stage(Burst& b) {
     }
     b.step[i] = Step::kRoute;
   }
+  if (b.reinjected) return;
   b.ic[PortCounter::rx_bytes] += rx_bytes;
   kinds.add_to(b.ic);
 }

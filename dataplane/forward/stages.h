@@ -14,6 +14,10 @@
 //                    go back to local_reply()
 //   balance_stage    one select_burst() per (group, depth source) over the
 //                    packets routed to it; member depths and loads read once
+//   conweave_stage   mode conweave (switch.conweave): ConWeave's header off
+//                    what goes to a connected host, the destination ToR's
+//                    reordering, replies and notifies; the source ToR takes
+//                    replies and notifies for its flows
 //   rewrite_stage    MACs, TTL / hop limit, IPv4 checksum
 //   enqueue_stage    grouped by (egress port, class): WRED/ECN at enqueue,
 //                    PFC-storm and headroom admission, tail drop, then one
@@ -49,7 +53,8 @@ enum class Step : uint8_t {
 };
 
 struct Burst {
-  Burst(Dataplane& d, unsigned w, uint16_t port, rte_mbuf** p, uint16_t count, uint64_t now)
+  Burst(Dataplane& d, unsigned w, uint16_t port, rte_mbuf** p, uint16_t count, uint64_t now,
+        bool again = false)
       : dp(d),
         worker(w),
         ws(d.worker(w)),
@@ -61,6 +66,7 @@ struct Burst {
         now_ns(now),
         pkts(p),
         n(count),
+        reinjected(again),
         pp(ws.parsed.data()) {}
 
   Dataplane& dp;
@@ -74,6 +80,10 @@ struct Burst {
   uint64_t now_ns;
   rte_mbuf** pkts;
   uint16_t n;
+  // Frames the switch runs through again (conweave: held packets leaving
+  // their reorder queue, replies it made): counted in already, as received
+  // or as generated, so not again as received.
+  bool reinjected;
 
   ParsedPacket* pp;  // kMaxBurst entries (the worker's scratch)
   Step step[kMaxBurst];
@@ -109,6 +119,11 @@ void local_stage(Burst& b);
 void local_reply(Burst& b, uint16_t i);
 void route_stage(Burst& b);
 void balance_stage(Burst& b);
+// Mode conweave at the source ToR: packet i, placed on `member`, carries
+// ConWeave's header (stage_conweave.cc).
+void conweave_mark(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
+                   const ConWeaveMark& mark);
+void conweave_stage(Burst& b);
 void rewrite_stage(Burst& b);
 void enqueue_stage(Burst& b);
 

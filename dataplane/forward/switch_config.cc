@@ -169,6 +169,11 @@ std::unique_ptr<SwitchConfig> SwitchConfig::build(const ConfigParams& params,
     gc.spec.knobs = g.knobs;
     gc.spec.seed = params.sw.hash_seed;
     gc.needs_depth = uses_quality(g.mode) || g.mode == LbMode::kDrill || g.mode == LbMode::kBpf;
+    if (g.mode == LbMode::kConWeave && !sc->conweave) {
+      sc->conweave = true;
+      sc->conweave_knobs = g.knobs.conweave;
+      sc->conweave_flows = g.knobs.max_flows;
+    }
     // A policy is read when its group names it, whatever the mode: by the
     // writer that named it, with that writer's rights (ControlService). The
     // bytes are kept while bpf.program stays, unless the write set it again.

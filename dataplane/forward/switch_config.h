@@ -129,6 +129,13 @@ class SwitchConfig {
   std::array<uint8_t, 8> pcp_to_tc{};
   uint8_t default_tc = 0;
   QosConfig qos;
+  // Mode conweave in any group: the switch also takes ConWeave's header off
+  // what it delivers to a connected host, reorders, replies and notifies
+  // (stage_conweave.cc), with the knobs every conweave group shares
+  // (the config loader checks they agree).
+  bool conweave = false;
+  ConWeaveKnobs conweave_knobs;
+  uint32_t conweave_flows = 0;  // max_flows of the conweave groups
 };
 
 }  // namespace rocelb

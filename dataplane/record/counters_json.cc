@@ -106,6 +106,34 @@ Json counters_to_json(const Dataplane& dp, const Snapshot& s, uint64_t now_ns) {
   }
   j["groups"] = groups;
 
+  // Mode conweave, the destination ToR's reorder queues (summed over
+  // workers): what ConWeave's ns-3 prints as its VOQ history.
+  if (dp.config().conweave) {
+    ConWeaveDestCounters cw;
+    uint64_t held_now = 0;
+    for (unsigned w = 0; w < dp.num_workers(); ++w) {
+      const WorkerState& ws = dp.worker(w);
+      held_now += ws.conweave_held;
+      if (!ws.conweave || s.running) continue;  // live: the owner's, read at rest only
+      const ConWeaveDestCounters& c = ws.conweave->counters();
+      cw.held += c.held;
+      cw.hold_full += c.hold_full;
+      cw.flush_by_tail += c.flush_by_tail;
+      cw.flush_by_timeout += c.flush_by_timeout;
+      cw.table_collisions += c.table_collisions;
+      cw.epoch_while_held += c.epoch_while_held;
+    }
+    Json jc;
+    jc["held_packets"] = cw.held;
+    jc["held_now"] = held_now;
+    jc["hold_full"] = cw.hold_full;
+    jc["flushed_by_tail"] = cw.flush_by_tail;
+    jc["flushed_by_timeout"] = cw.flush_by_timeout;
+    jc["table_collisions"] = cw.table_collisions;
+    jc["new_epoch_while_held"] = cw.epoch_while_held;
+    j["conweave"] = jc;
+  }
+
   // Live only: where each worker lcore's cycles went (lcore_stats.h).
   if (!s.lcores.empty() && dp.worker_lcore(0) >= 0) {
     j["tsc_hz"] = rte_get_tsc_hz();

@@ -387,6 +387,8 @@ void LiveRun::run_worker(unsigned w) {
       if (n) process_burst(*dp_, w, port, burst, n, now_ns);
       rx += n;
     }
+    // ConWeave: this worker's reorder queues whose time came.
+    if (dp_->conweave_next_ns_any(w) <= now_ns) rx += dp_->conweave_flush(w, -1, now_ns);
     for (uint16_t port : wk.tx) tx += transmit(wk, port, now_ps, burst, start_ps);
     // Where the cycles went (OVS pmd-stats-show): one TSC read per loop.
     const uint64_t end = rte_rdtsc();

@@ -32,6 +32,14 @@ void SwitchClock::sample_loads(uint64_t now_ns) {
   next_sample_ns_ = next;
 }
 
+uint64_t SwitchClock::port_next(uint16_t port, uint64_t now_ps) const {
+  const uint64_t tx = dp_.next_tx_ps(port, now_ps);
+  // ConWeave's held packets leave by this port at their flush time.
+  const uint64_t flush_ns = dp_.conweave_next_ns(0, port);
+  if (flush_ns == UINT64_MAX) return tx;
+  return std::min(tx, std::max(flush_ns * 1000, now_ps));
+}
+
 void SwitchClock::set_next(uint16_t port, uint64_t at_ps) {
   if (next_[port] == at_ps) return;
   next_[port] = at_ps;
@@ -69,7 +77,7 @@ void SwitchClock::begin_event(uint64_t now_ps) {
   suppressed_ = pfc.suppressed_mask();
   // A refresh that became due needs its port looked at now.
   each_port(touched, [&](uint16_t id) {
-    const uint64_t next = dp_.next_tx_ps(id, now_ps);
+    const uint64_t next = port_next(id, now_ps);
     if (next < next_[id]) set_next(id, next);
   });
 }
@@ -101,7 +109,7 @@ void SwitchClock::reschedule(const PortSet& touched, const PortSet& held, uint64
   each_port(ports, [&](uint16_t id) {
     // The event may have crossed XOFF or XON.
     if (poll_all || over.has(id)) dp_.tx_poll(id, now_ps / 1000);
-    const uint64_t next = dp_.next_tx_ps(id, now_ps);
+    const uint64_t next = port_next(id, now_ps);
     if (next < next_[id]) set_next(id, next);
   });
 }
@@ -124,6 +132,15 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   rte_mbuf* m = nullptr;
   uint64_t start = 0;
   PortTx& t = dp_.tx(port);
+  // ConWeave: packets whose reorder queue's time came go into this port's
+  // queues first (through the pipeline again, from their ingress ports).
+  if (dp_.conweave_next_ns(0, port) <= now_ps / 1000) {
+    PortSet in_ports;
+    dp_.conweave_flush(0, port, now_ps / 1000, &in_ports);
+    PortSet touched = ws_.touched_ports.take();
+    touched.remove(port);
+    reschedule(touched, in_ports, now_ps, port);
+  }
   if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && unlinked_.has(port)) {
     // It holds the wire as if sent (the port's pace and load are the same),
     // but nothing takes it: a drop, not a transmission.
@@ -139,7 +156,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   } else {
     m = nullptr;
   }
-  set_next(port, dp_.next_tx_ps(port, std::max(now_ps, t.shaper.wire_free_ps())));
+  set_next(port, port_next(port, std::max(now_ps, t.shaper.wire_free_ps())));
   // The departure released buffer: an ingress port may now owe its peer an XON.
   reschedule(PortSet{}, t.released_ports.take(), now_ps, port);
   return m;
@@ -149,7 +166,7 @@ void SwitchClock::link(uint16_t port, bool up, uint64_t now_ps) {
   dp_.adopt(0);
   dp_.set_link_up(port, up);
   // Down: its owner flushes its queues now. Up: it may send again.
-  const uint64_t next = dp_.next_tx_ps(port, now_ps);
+  const uint64_t next = port_next(port, now_ps);
   if (next < next_[port]) set_next(port, next);
 }
 

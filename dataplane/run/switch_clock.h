@@ -13,8 +13,10 @@
 //                        re-polled and rescheduled, and the ingress port
 //                        too while a PFC generator may act (an XOFF
 //                        crossing)
-//   depart(port, now)    at most one frame off the port (a due PFC frame
-//                        first), counted as transmitted; the port is
+//   depart(port, now)    ConWeave's reorder queues due now for the port
+//                        flushed into it, then at most one frame off the
+//                        port (a due PFC frame first), counted as
+//                        transmitted; the port is
 //                        rescheduled, and while a PFC generator may act
 //                        the ingress ports whose held bytes it released
 //                        (an XON may be owed)
@@ -87,6 +89,9 @@ class SwitchClock {
   // work; `skip` is left alone.
   void reschedule(const PortSet& touched, const PortSet& held, uint64_t now_ps, int skip);
   void set_next(uint16_t port, uint64_t at_ps);
+  // When `port` wants looking at after now_ps: its next frame (next_tx_ps)
+  // or a ConWeave reorder queue's flush time for it.
+  uint64_t port_next(uint16_t port, uint64_t now_ps) const;
   // f(port) for each port of `s`, a set of this switch's ports: one word
   // walked when they are all below 64.
   template <class F>

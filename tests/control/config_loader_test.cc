@@ -707,7 +707,7 @@ TEST(ConfigGroups, UnknownAndMissingKeys) {
   EXPECT_EQ(group_error("groups: {g: {mod: fixed, members: [10.0.0.2]}}\n"),
             "x.yaml: groups.g.mod: unknown key, did you mean \"mode\"? (known: mode, members, "
             "hash_fields, idle_time, sampling_interval, max_flows, buckets, quality, drill, "
-            "control_by_hash, seed, bpf)");
+            "control_by_hash, conweave, seed, bpf)");
   EXPECT_EQ(group_error("groups: {g: {mode: fixed}}\n"),
             "x.yaml: groups.g: missing required key \"members\"");
 }
@@ -717,7 +717,7 @@ TEST(ConfigGroups, ModeRule) {
   EXPECT_EQ(group_error("groups: {g: {mode: ecmp, members: [10.0.0.2]}}\n"),
             "x.yaml: groups.g.mode: \"ecmp\": did you mean \"wcmp\"? must be one of fixed, wcmp, "
             "resilient, flowlet_random, flowlet_quality, per_packet_quality, per_packet_random, "
-            "drill, bpf");
+            "drill, bpf, conweave");
   EXPECT_EQ(group_of("{mode: wcmp, members: [10.0.0.2]}").mode, LbMode::kWcmp);
   EXPECT_EQ(group_of("{mode: resilient, members: [10.0.0.2]}").mode, LbMode::kResilient);
   EXPECT_EQ(group_of("{mode: flowlet_random, members: [10.0.0.2]}").mode, LbMode::kFlowletRandom);

@@ -276,7 +276,7 @@ TEST(ConfigOverrideErrors, BadValue) {
   EXPECT_EQ(error_of(Doc().text(), {"groups.g.mode=ecmp"}),
             "--set groups.g.mode=ecmp: groups.g.mode: \"ecmp\": did you mean \"wcmp\"? must be one "
             "of fixed, wcmp, resilient, flowlet_random, flowlet_quality, per_packet_quality, "
-            "per_packet_random, drill, bpf");
+            "per_packet_random, drill, bpf, conweave");
   EXPECT_EQ(error_of(Doc().text(), {"qos.dscp_to_tc.64=3"}),
             "--set qos.dscp_to_tc.64=3: qos.dscp_to_tc.64: DSCP must be an integer 0..63");
   EXPECT_EQ(error_of(Doc().text(), {"qos.scheduler.strict=[6,9]"}),
