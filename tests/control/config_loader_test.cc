@@ -727,6 +727,37 @@ TEST(ConfigGroups, ModeRule) {
   EXPECT_EQ(group_of("{mode: per_packet_random, members: [10.0.0.2]}").mode,
             LbMode::kPerPacketRandom);
   EXPECT_EQ(group_of("{mode: drill, members: [10.0.0.2]}").mode, LbMode::kDrill);
+  EXPECT_EQ(group_of("{mode: conweave, members: [10.0.0.2]}").mode, LbMode::kConWeave);
+}
+
+// conweave's knobs, ConWeave's ns-3 defaults when absent; the destination
+// ToR's must agree across a switch's conweave groups (one reorder table).
+TEST(ConfigGroups, ConWeaveKnobs) {
+  const GroupParams d = group_of("{mode: conweave, members: [10.0.0.2]}");
+  EXPECT_EQ(d.knobs.conweave, ConWeaveKnobs{});
+  EXPECT_EQ(d.knobs.conweave.tx_expiry_ns, 1'000'000u);
+  const GroupParams g = group_of(
+      "{mode: conweave, members: [10.0.0.2], conweave: {tx_expiry: 300us, "
+      "reply_timeout_extra: 4us, base_rtt: 6us, path_pause: 16us, voq_flush_extra: 16us, "
+      "voq_default_wait: 200us, reply_dscp: 46, hold_packets: 1024}}");
+  const ConWeaveKnobs& k = g.knobs.conweave;
+  EXPECT_EQ(k.tx_expiry_ns, 300'000u);
+  EXPECT_EQ(k.reply_timeout_extra_ns, 4'000u);
+  EXPECT_EQ(k.base_rtt_ns, 6'000u);
+  EXPECT_EQ(k.path_pause_ns, 16'000u);
+  EXPECT_EQ(k.voq_flush_extra_ns, 16'000u);
+  EXPECT_EQ(k.voq_default_wait_ns, 200'000u);
+  EXPECT_EQ(k.reply_dscp, 46u);
+  EXPECT_EQ(k.hold_packets, 1024u);
+  EXPECT_EQ(group_error("groups: {g: {mode: conweave, members: [10.0.0.2], "
+                        "conweave: {reply_dscp: 64}}}\n"),
+            "x.yaml: groups.g.conweave.reply_dscp: 64: must be an integer 0..63");
+  EXPECT_EQ(group_error("groups:\n  a: {mode: conweave, members: [10.0.0.2]}\n"
+                        "  b: {mode: conweave, members: [10.0.0.2], "
+                        "conweave: {voq_flush_extra: 16us}}\n"),
+            "x.yaml: groups.b.conweave.voq_flush_extra: differs from groups.a's: a switch "
+            "reorders its conweave flows with one setting (every conweave group gives the "
+            "same)");
 }
 
 TEST(ConfigGroups, MembersListRules) {

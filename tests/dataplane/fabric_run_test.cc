@@ -15,6 +15,11 @@
 #include <vector>
 
 #include "dataplane/run/fabric_run.h"
+#include "dataplane/wire/byte_order.h"
+#include "dataplane/wire/conweave_shim.h"
+#include "dataplane/wire/parser.h"
+#include "dataplane/wire/pcap_file.h"
+#include "dataplane/wire/roce.h"
 #include "fabric_outputs.h"
 #include "test_support.h"
 
@@ -89,7 +94,7 @@ class FabricRunTest : public ::testing::Test {
 
   Outcome run(const std::string& workload_yaml, const std::vector<std::string>& sets = {},
               uint64_t seed = 1, const std::string& name = "out", uint64_t until_ns = 0,
-              uint32_t pool_mbufs = 0) {
+              uint32_t pool_mbufs = 0, const std::vector<std::string>& captures = {}) {
     const std::string topo_file =
         std::string(ROCELB_SOURCE_DIR) + "/configs/fabrics/leaf_spine_2x2_8h.yaml";
     Topology topo = load_topology_file(topo_file, sets);
@@ -101,6 +106,7 @@ class FabricRunTest : public ::testing::Test {
     opt.until_ns = until_ns;
     opt.fct_txt = fct_txt_;
     opt.ns3_ideal = ns3_ideal_;
+    opt.captures = captures;
     Outcome r;
     r.result = engine.run(opt);
     r.dir = opt.out_dir;
@@ -515,6 +521,93 @@ TEST_F(FabricRunTest, ACaptureHoldsWhatThePortSent) {
   opt.captures = {"leaf9:0"};
   EXPECT_THROW(e2.run(opt), FabricError);
   EXPECT_FALSE(fs::exists(base_ / "bad" / "flows.csv"));
+}
+
+// Mode conweave on unequal uplinks (leaf0's second at 60G): flows whose
+// RTT reply comes late leave their path with a TAIL, the packets of the new
+// path that overtake it wait in leaf1's reorder queue and leave right
+// behind it, so the receivers see no packet out of order. Between the
+// switches the data carries ConWeave's header (IPv4 protocol 253); hosts
+// get RoCEv2 with its ICRC intact. With a reorder pool too small to hold
+// them, the same reroutes reach the hosts out of order.
+TEST_F(FabricRunTest, ConWeaveReroutesAndItsReorderQueueKeepsDeliveryInOrder) {
+  const std::string four =
+      "flows:\n  - {src: h0, dst: h4, size: 2MB}\n  - {src: h1, dst: h5, size: 2MB}\n"
+      "  - {src: h2, dst: h6, size: 2MB}\n  - {src: h3, dst: h7, size: 2MB}\n";
+  const std::vector<std::string> sets = {"groups.uplinks.mode=conweave",
+                                         "leaf0:ports[5].speed=60G"};
+  const Outcome r = run(four, sets, 1, "cw", 0, 0, {"leaf0:4", "leaf1:0"});
+  for (const Flow& f : r.flows) ASSERT_TRUE(f.finished) << f.src;
+  EXPECT_TRUE(r.result.conserved);
+  EXPECT_EQ(r.summary["nics"]["out_of_order_received"], 0);
+  EXPECT_EQ(r.summary["nics"]["retransmitted_packets"], 0);
+  EXPECT_EQ(r.summary["nics"]["rx_ignored"], 0);
+  const Json leaf0 = Json::parse(slurp(fs::path(r.dir) / "leaf0.counters.json"));
+  const Json& g = leaf0["groups"][0];
+  EXPECT_GT(g["conweave_epochs"].get<uint64_t>(), 4u);
+  EXPECT_GT(g["conweave_tails"].get<uint64_t>(), 0u);
+  EXPECT_GT(g["conweave_reroutes"].get<uint64_t>(), 0u);
+  EXPECT_GT(g["conweave_clears"].get<uint64_t>(), 0u);
+  EXPECT_GT(g["conweave_replies_timely"].get<uint64_t>(), 0u);
+  const Json leaf1 = Json::parse(slurp(fs::path(r.dir) / "leaf1.counters.json"));
+  const Json& cw = leaf1["conweave"];
+  EXPECT_GT(cw["held_packets"].get<uint64_t>(), 100u);
+  EXPECT_GT(cw["flushed_by_tail"].get<uint64_t>(), 0u);
+  EXPECT_EQ(cw["flushed_by_timeout"], 0);
+  EXPECT_EQ(cw["held_now"], 0);
+  // leaf1 answered (generated) what leaf0 took back (consumed).
+  uint64_t generated = 0, consumed = 0;
+  for (const Json& p : leaf1["ports"]) generated += p["generated_conweave"].get<uint64_t>();
+  for (const Json& p : leaf0["ports"]) consumed += p["consumed_conweave"].get<uint64_t>();
+  EXPECT_GT(generated, 0u);
+  EXPECT_EQ(generated, consumed);
+
+  // The wire: leaf0's first uplink carries marked data; h4 gets RoCEv2.
+  uint64_t marked = 0, kinds[8] = {};
+  {
+    PcapReader up((fs::path(r.dir) / "capture-leaf0-4.pcap").string());
+    for (PcapRecord rec; up.next(rec);) {
+      ParsedPacket p;
+      ASSERT_EQ(parse_frame(rec.data, rec.caplen, rec.origlen, p), ParseResult::ok);
+      if (p.proto != kIpProtoConWeave) continue;
+      ConWeaveShim sh;
+      ASSERT_TRUE(read_conweave_shim(rec.data + p.l4_offset, sh));
+      ASSERT_TRUE(is_conweave_data(sh.kind));
+      ASSERT_LE(sh.path, 1);
+      ++kinds[static_cast<int>(sh.kind)];
+      // The headers, 16 B of ConWeave, the ICRC and 1,024 B of payload
+      // (a flow's last packet: what is left of 2 MB).
+      const uint32_t payload = rec.origlen - (14 + 20 + 16 + 8 + 12 + 4);
+      ASSERT_TRUE(payload == 1024 || payload == 2'000'000 % 1024) << rec.origlen;
+      ++marked;
+    }
+  }
+  EXPECT_GT(marked, 1000u);
+  EXPECT_GT(kinds[static_cast<int>(ConWeaveKind::kInit)], 0u);
+  EXPECT_GT(kinds[static_cast<int>(ConWeaveKind::kData)], 0u);
+  uint64_t to_h4 = 0;
+  PcapReader host((fs::path(r.dir) / "capture-leaf1-0.pcap").string());
+  for (PcapRecord rec; host.next(rec);) {
+    ParsedPacket p;
+    ASSERT_EQ(parse_frame(rec.data, rec.caplen, rec.origlen, p), ParseResult::ok);
+    ASSERT_TRUE(p.is_rocev2) << "frame " << to_h4;
+    const uint8_t* l3 = rec.data + p.l3_offset;
+    const uint32_t len = p.ip_end - p.l3_offset - 4;
+    ASSERT_EQ(roce_icrc(l3, p.bth_offset - p.l3_offset, len, IcrcL3::kIpv4), load_le32(l3 + len))
+        << "frame " << to_h4;
+    ++to_h4;
+  }
+  EXPECT_GT(to_h4, 1900u);
+
+  // A pool of 16 cannot hold a reroute's packets: they pass, out of order.
+  std::vector<std::string> small = sets;
+  small.push_back("groups.uplinks.conweave.hold_packets=16");
+  const Outcome s = run(four, small, 1, "small");
+  for (const Flow& f : s.flows) ASSERT_TRUE(f.finished) << f.src;
+  EXPECT_TRUE(s.result.conserved);
+  const Json l1 = Json::parse(slurp(fs::path(s.dir) / "leaf1.counters.json"));
+  EXPECT_GT(l1["conweave"]["hold_full"].get<uint64_t>(), 0u);
+  EXPECT_GT(s.summary["nics"]["out_of_order_received"].get<uint64_t>(), 0u);
 }
 
 }  // namespace
