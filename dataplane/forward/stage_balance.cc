@@ -118,11 +118,8 @@ void balance_stage(Burst& b) {
     first = next;
     MemberPath* paths = member_paths(b, g, cls);
     LbEngine& engine = *b.epoch.workers[b.worker].engines[group];
-    ConWeaveMark marks[kMaxBurst];
-    if (cw_data)
-      for (uint32_t j = 0; j < cnt; ++j)
-        member[j] = engine.select_conweave(hashes[j], bytes[j], b.now_ns, paths, marks[j],
-                                           why ? &why[j] : nullptr);
+    if (cw_data) [[unlikely]]
+      conweave_place(b, engine, idx, hashes, bytes, cnt, paths, member, why);
     else if (ctrl)
       engine.select_burst_by_hash(hashes, bytes, cnt, b.now_ns, paths, member, why);
     else
@@ -141,7 +138,6 @@ void balance_stage(Burst& b) {
       b.out_port[i] = mem.port;
       b.out_mac[i] = mem.mac;
       b.step[i] = Step::kForward;
-      if (cw_data) conweave_mark(b, i, member[j], hashes[j], marks[j]);
     }
   }
 }

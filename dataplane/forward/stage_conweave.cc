@@ -1,8 +1,8 @@
 // Mode conweave in the pipeline (dataplane/wire/conweave_shim.h is the
 // header, lb/conweave_source.h and lb/conweave_dest.h the decisions):
 //
-//   conweave_mark    the source ToR, after its group placed a RoCE data
-//                    packet: ConWeave's header goes in after the IPv4 header
+//   conweave_place   the source ToR: its group places each RoCE data packet
+//                    and ConWeave's header goes in after the IPv4 header
 //   conweave_stage   every switch with a conweave group, for what it
 //                    delivers to a connected host (a connected route): a
 //                    data packet's header comes off, the destination ToR's
@@ -163,8 +163,10 @@ void take_back(Burst& b, uint16_t i, const ConWeaveShim& s) {
 
 }  // namespace
 
-void conweave_mark(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
-                   const ConWeaveMark& mark) {
+namespace {
+
+void put_header(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
+                const ConWeaveMark& mark) {
   rte_mbuf* m = b.pkts[i];
   ParsedPacket& p = b.pp[i];
   uint8_t* old = rte_pktmbuf_mtod(m, uint8_t*);
@@ -188,6 +190,19 @@ void conweave_mark(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
   p.src_mac = f + 6;
   p.proto = kIpProtoConWeave;
   p.ip_end = static_cast<uint16_t>(p.ip_end + kConWeaveShimLen);
+}
+
+}  // namespace
+
+void conweave_place(Burst& b, LbEngine& engine, const uint16_t* idx, const uint32_t* hashes,
+                    const uint32_t* bytes, uint32_t cnt, const MemberPath* paths, uint32_t* member,
+                    LbDecision* why) {
+  for (uint32_t j = 0; j < cnt; ++j) {
+    ConWeaveMark m;
+    member[j] =
+        engine.select_conweave(hashes[j], bytes[j], b.now_ns, paths, m, why ? &why[j] : nullptr);
+    if (member[j] != kNoMember) put_header(b, idx[j], member[j], hashes[j], m);
+  }
 }
 
 void conweave_stage(Burst& b) {

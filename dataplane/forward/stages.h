@@ -119,10 +119,12 @@ void local_stage(Burst& b);
 void local_reply(Burst& b, uint16_t i);
 void route_stage(Burst& b);
 void balance_stage(Burst& b);
-// Mode conweave at the source ToR: packet i, placed on `member`, carries
+// Mode conweave at the source ToR: its engine places cnt RoCE data
+// packets (idx[j], hashes[j], bytes[j]) into member[j], and each carries
 // ConWeave's header (stage_conweave.cc).
-void conweave_mark(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
-                   const ConWeaveMark& mark);
+void conweave_place(Burst& b, LbEngine& engine, const uint16_t* idx, const uint32_t* hashes,
+                    const uint32_t* bytes, uint32_t cnt, const MemberPath* paths,
+                    uint32_t* member, LbDecision* why);
 void conweave_stage(Burst& b);
 void rewrite_stage(Burst& b);
 void enqueue_stage(Burst& b);

@@ -11,6 +11,7 @@ SwitchClock::SwitchClock(Dataplane& dp) : dp_(dp), ws_(dp.worker(0)) {
   next_.fill(kNever);
   for (uint16_t id : dp_.config().port_ids) ports_.add(id);
   narrow_ = dp.port_slots() <= 64;
+  conweave_ = dp_.config().conweave;
 }
 
 void SwitchClock::reset() {
@@ -30,14 +31,6 @@ void SwitchClock::sample_loads(uint64_t now_ns) {
     next = std::min(next, t.load.last_sample_ns() + t.load.interval_ns());
   }
   next_sample_ns_ = next;
-}
-
-uint64_t SwitchClock::port_next(uint16_t port, uint64_t now_ps) const {
-  const uint64_t tx = dp_.next_tx_ps(port, now_ps);
-  // ConWeave's held packets leave by this port at their flush time.
-  const uint64_t flush_ns = dp_.conweave_next_ns(0, port);
-  if (flush_ns == UINT64_MAX) return tx;
-  return std::min(tx, std::max(flush_ns * 1000, now_ps));
 }
 
 void SwitchClock::set_next(uint16_t port, uint64_t at_ps) {
@@ -62,6 +55,7 @@ void SwitchClock::begin_event(uint64_t now_ps) {
   if (epoch != epoch_) {
     epoch_ = epoch;
     next_sample_ns_ = 0;
+    conweave_ = epoch->config->conweave;
   }
   const SwitchConfig& cfg = dp_.config();
   const uint64_t now_ns = now_ps / 1000;
@@ -134,7 +128,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   PortTx& t = dp_.tx(port);
   // ConWeave: packets whose reorder queue's time came go into this port's
   // queues first (through the pipeline again, from their ingress ports).
-  if (dp_.conweave_next_ns(0, port) <= now_ps / 1000) {
+  if (conweave_ && dp_.conweave_next_ns(0, port) <= now_ps / 1000) [[unlikely]] {
     PortSet in_ports;
     dp_.conweave_flush(0, port, now_ps / 1000, &in_ports);
     PortSet touched = ws_.touched_ports.take();

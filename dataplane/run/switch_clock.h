@@ -39,6 +39,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -91,7 +92,14 @@ class SwitchClock {
   void set_next(uint16_t port, uint64_t at_ps);
   // When `port` wants looking at after now_ps: its next frame (next_tx_ps)
   // or a ConWeave reorder queue's flush time for it.
-  uint64_t port_next(uint16_t port, uint64_t now_ps) const;
+  uint64_t port_next(uint16_t port, uint64_t now_ps) const {
+    const uint64_t tx = dp_.next_tx_ps(port, now_ps);
+    if (!conweave_) [[likely]]
+      return tx;
+    const uint64_t flush_ns = dp_.conweave_next_ns(0, port);
+    if (flush_ns == UINT64_MAX) return tx;
+    return std::min(tx, std::max(flush_ns * 1000, now_ps));
+  }
   // f(port) for each port of `s`, a set of this switch's ports: one word
   // walked when they are all below 64.
   template <class F>
@@ -115,6 +123,7 @@ class SwitchClock {
   uint64_t next_sample_ns_ = 0;
   const Epoch* epoch_ = nullptr;  // the one the meters' intervals are from
   uint8_t suppressed_ = 0;        // PFC storm suppression as of begin_event()
+  bool conweave_ = false;         // the config has a conweave group (reorder queues)
 };
 
 }  // namespace rocelb
