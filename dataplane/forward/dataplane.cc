@@ -33,6 +33,19 @@ bool same_lb(const GroupConfig& a, const GroupConfig& b) {
   return true;
 }
 
+// Mode conweave keeps a flow's source state in its group's engine and its
+// reorder queue on the worker that receives it; its replies come back
+// with other addresses (another RSS queue, another worker): one worker.
+void check_conweave_workers(const SwitchConfig& cfg, size_t workers) {
+  if (!cfg.conweave || workers <= 1) return;
+  for (const GroupConfig& g : cfg.groups)
+    if (g.spec.mode == LbMode::kConWeave)
+      throw std::invalid_argument("groups." + g.name +
+                                  ".mode: conweave runs on one forwarding worker (a flow's "
+                                  "replies reach another core than its data); this switch has " +
+                                  std::to_string(workers));
+}
+
 }  // namespace
 
 Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
@@ -40,6 +53,7 @@ Dataplane::Dataplane(std::unique_ptr<SwitchConfig> config, unsigned num_workers,
     : shaper_burst_ps_(shaper_burst_ps) {
   const uint64_t seq = g_dataplane_seq.fetch_add(1);
   const unsigned nw = num_workers ? num_workers : 1;
+  check_conweave_workers(*config, nw);
   for (uint16_t id : config->port_ids)
     port_slots_ = std::max<uint16_t>(port_slots_, static_cast<uint16_t>(id + 1));
   for (unsigned i = 0; i < nw; ++i) workers_.push_back(std::make_unique<WorkerState>(port_slots_));
@@ -141,6 +155,7 @@ void Dataplane::apply(std::unique_ptr<SwitchConfig> next) {
   // What a device fixes when it starts (control/restart_keys.h).
   if (const std::string why = restart_needed(cur.params, next->params); !why.empty())
     throw std::invalid_argument(why);
+  check_conweave_workers(*next, workers_.size());
   std::unique_ptr<Epoch> fresh = make_epoch(std::move(next), owned_.get());
   Epoch* old = owned_.release();
   owned_ = std::move(fresh);

@@ -23,6 +23,7 @@
 
 #include "dataplane/forward/counters.h"
 #include "dataplane/wire/byte_order.h"
+#include "dataplane/wire/conweave_shim.h"
 #include "dataplane/wire/ethernet.h"
 #include "dataplane/wire/ipv4.h"
 #include "dataplane/wire/packet_builder.h"
@@ -1313,6 +1314,118 @@ TEST_F(PipelineTest, MultiSegmentIpv6FrameToUplinkIsForwarded) {
   uint64_t member_bytes = 0;
   for (const auto& mc : snap.member) member_bytes += mc.bytes;
   EXPECT_EQ(member_bytes, in.size());
+}
+
+// Mode conweave, one leaf playing both ToRs' parts. As the source ToR: a
+// RoCE data packet for a remote host leaves on an uplink with ConWeave's
+// header after IPv4 (protocol 253; an RTT request, epoch 1, the member it
+// took), 16 bytes longer, the RoCE packet after it unchanged. As the
+// destination ToR: that marked packet, coming in from a spine for a local
+// host, leaves on the host's port as it was first built (TTL aside, its
+// ICRC intact), and the RTT reply it asked for leaves on an uplink; the
+// reply, coming back for a flow this leaf sends, is taken by the group
+// (timely), consumed and not forwarded.
+TEST_F(PipelineTest, ConWeaveMarksWhatItSendsUnmarksWhatItDeliversAndAnswers) {
+  start({"groups.uplinks.mode=conweave"});
+  dp_->set_control_pool(pool_);
+  const FrameSpec data = roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 2, 0, 2));
+  const Frame plain = build_frame(data);
+  run(0, plain, 1000);
+  const Out marked = take_only();
+  ASSERT_TRUE(marked.ok);
+  ASSERT_GE(marked.port, kFirstUplink);
+  ASSERT_LE(marked.port, kLastUplink);
+  ASSERT_EQ(marked.bytes.size(), plain.size() + kConWeaveShimLen);
+  const uint8_t* ip = marked.bytes.data() + 14;
+  EXPECT_EQ(ip[kIpv4ProtoOffset], kIpProtoConWeave);
+  EXPECT_EQ(load_be16(ip + kIpv4TotalLenOffset), plain.size() - 14 + kConWeaveShimLen);
+  EXPECT_TRUE(ipv4_checksum_ok(ip));
+  ConWeaveShim sh;
+  ASSERT_TRUE(read_conweave_shim(ip + 20, sh));
+  EXPECT_EQ(sh.kind, ConWeaveKind::kInit);
+  EXPECT_EQ(sh.epoch, 1);
+  EXPECT_EQ(sh.phase, 0);
+  EXPECT_EQ(sh.path, marked.port - kFirstUplink);
+  EXPECT_EQ(sh.tx_ns, 1000u);
+  // UDP, BTH, payload and ICRC follow as the host sent them.
+  EXPECT_TRUE(std::equal(plain.begin() + 34, plain.end(), marked.bytes.begin() + 34 + 16));
+
+  // The same packet arrives from a spine for host 1 (the destination ToR).
+  FrameSpec to1 = data;
+  to1.dst_ip = ipv4_bytes(10, 0, 1, 2);
+  to1.src_ip = ipv4_bytes(10, 2, 0, 2);
+  Frame in = build_frame(to1);
+  in.insert(in.begin() + 34, marked.bytes.begin() + 34, marked.bytes.begin() + 50);
+  in[14 + kIpv4ProtoOffset] = kIpProtoConWeave;
+  store_be16(in.data() + 14 + kIpv4TotalLenOffset,
+             static_cast<uint16_t>(load_be16(in.data() + 14 + kIpv4TotalLenOffset) + 16));
+  store_be16(in.data() + 14 + kIpv4ChecksumOffset, ipv4_header_checksum(in.data() + 14, 20));
+  const MacBytes leaf4 = port_mac(4), spine0 = spine_mac(0);
+  std::copy(leaf4.begin(), leaf4.end(), in.begin());
+  std::copy(spine0.begin(), spine0.end(), in.begin() + 6);
+  run(4, in, 2000);
+  FrameSpec delivered = to1;
+  delivered.src_mac = spine_mac(0);
+  EXPECT_EQ(pop(1, 3), forwarded(delivered, host_mac(1), 1));
+  const Out reply = take_only();  // the RTT reply, on an uplink, class 6
+  ASSERT_TRUE(reply.ok);
+  EXPECT_GE(reply.port, kFirstUplink);
+  EXPECT_EQ(reply.tc, 6);
+  ASSERT_EQ(reply.bytes.size(), kConWeaveControlFrameLen);
+  const uint8_t* rip = reply.bytes.data() + 14;
+  EXPECT_EQ(rip[kIpv4ProtoOffset], kIpProtoConWeave);
+  EXPECT_EQ(rip[kIpv4TosOffset] >> 2, 48);
+  EXPECT_EQ(load_be32(rip + kIpv4SrcOffset), v4_host(10, 0, 1, 2));
+  EXPECT_EQ(load_be32(rip + kIpv4DstOffset), v4_host(10, 2, 0, 2));
+  ConWeaveShim rs;
+  ASSERT_TRUE(read_conweave_shim(rip + 20, rs));
+  EXPECT_EQ(rs.kind, ConWeaveKind::kReplyInit);
+  EXPECT_EQ(rs.epoch, 1);
+  EXPECT_EQ(rs.flow, sh.flow);
+  Snapshot s = dp_->snapshot();
+  EXPECT_EQ(s.port[4][PortCounter::generated_conweave], 1u);
+
+  // The reply for the first flow comes back from a spine: the source ToR's
+  // group takes it in time (deadline 1000 ns + 4 us + 4 us).
+  Frame back(kConWeaveControlFrameLen, 0);
+  const MacBytes leaf5 = port_mac(5), spine1 = spine_mac(1);
+  std::copy(leaf5.begin(), leaf5.end(), back.begin());
+  std::copy(spine1.begin(), spine1.end(), back.begin() + 6);
+  store_be16(back.data() + 12, 0x0800);
+  std::copy(reply.bytes.begin() + 14, reply.bytes.end(), back.begin() + 14);
+  store_be32(back.data() + 14 + kIpv4SrcOffset, v4_host(10, 2, 0, 2));
+  store_be32(back.data() + 14 + kIpv4DstOffset, v4_host(10, 0, 0, 2));
+  store_be16(back.data() + 14 + kIpv4ChecksumOffset, ipv4_header_checksum(back.data() + 14, 20));
+  run(5, back, 5000);
+  EXPECT_EQ(queued_total(), 0u);
+  s = dp_->snapshot();
+  EXPECT_EQ(s.port[5][PortCounter::consumed_conweave], 1u);
+  EXPECT_EQ(s.groups[0].conweave_replies_timely, 1u);
+  EXPECT_EQ(all_drops(s), 0u) << drops_text(s);
+  // A reply for a flow no conweave group sends (its source is local) is
+  // dropped, named.
+  store_be32(back.data() + 14 + kIpv4SrcOffset, v4_host(10, 0, 2, 2));
+  store_be16(back.data() + 14 + kIpv4ChecksumOffset, ipv4_header_checksum(back.data() + 14, 20));
+  run(5, back, 6000);
+  expect_only_drop(5, DropReason::conweave_unmatched);
+}
+
+// conweave keeps one core's state: a switch of two workers refuses it, at
+// start and in a config change (which leaves the running config).
+TEST_F(PipelineTest, ConWeaveNeedsOneWorker) {
+  try {
+    make_dataplane(test::default_params({"groups.uplinks.mode=conweave"}), 2);
+    ADD_FAILURE() << "two workers took conweave";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "groups.uplinks.mode: conweave runs on one forwarding worker (a flow's replies "
+              "reach another core than its data); this switch has 2");
+  }
+  make_dataplane(test::default_params(), 2);
+  EXPECT_THROW(dp_->apply(SwitchConfig::build(
+                   test::default_params({"groups.uplinks.mode=conweave"}), &dp_->config())),
+               std::invalid_argument);
+  EXPECT_EQ(dp_->config().groups[0].spec.mode, LbMode::kFixed);
 }
 
 }  // namespace
