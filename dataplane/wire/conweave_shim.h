@@ -22,11 +22,12 @@
 #include <cstdint>
 
 #include "dataplane/wire/byte_order.h"
+#include "dataplane/wire/flow_key_of.h"
 #include "lb/conweave_source.h"
 
 namespace rocelb {
 
-inline constexpr uint8_t kIpProtoConWeave = 253;
+inline constexpr uint8_t kIpProtoConWeave = kConWeaveIpProto;
 inline constexpr uint32_t kConWeaveShimLen = 16;
 // A reply, clear or notify: Ethernet 14 + IPv4 20 + shim 16 + UDP ports 4,
 // padded to the Ethernet minimum.
