@@ -43,6 +43,8 @@ void read_pfc(const KeyReader::Map& m, PfcParams& p) {
   m.read("pause_time", p.pause_quanta);
   std::string refresh;
   if (m.read("refresh", refresh)) p.refresh_on_arrival = refresh == "on_arrival";
+  std::string admission;
+  if (m.read("admission", admission)) p.admit_by_pool = admission == "shared_pool";
   int8_t dynamic_th = 0;
   uint64_t xoff = kDefaultXoffBytes, xon = kDefaultXonBytes, xon_offset = kDefaultXonOffsetBytes;
   const bool has_dynamic = m.read("dynamic_th", dynamic_th);

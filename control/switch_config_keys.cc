@@ -284,6 +284,12 @@ constexpr KeySpec kRows[] = {
      "on_arrival, re-sent when a packet arrives over XOFF and else left to lapse, with no XON "
      "after it lapsed (HPCC's and ConWeave's ns-3)",
      0, 0, "", "timer", "timer|on_arrival"},
+    {"qos.pfc.admission", K::kChoice,
+     "when a lossless packet is refused: headroom, once its ingress PG holds its XOFF threshold "
+     "plus its headroom (a switch ASIC); shared_pool, only when the shared buffer less every "
+     "port's headroom is full as well, the threshold only sending PFC (HPCC's and ConWeave's "
+     "ns-3)",
+     0, 0, "", "headroom", "headroom|shared_pool"},
     {"qos.pfc.xoff", K::kBytes,
      "static threshold: pause an ingress port once its packets of a lossless priority hold this "
      "many bytes; not with dynamic_th",

@@ -37,15 +37,20 @@ PfcConfig PfcConfig::build(const PfcParams& params, std::span<const uint64_t> po
   c.shared_buffer_bytes = params.shared_buffer_bytes;
   c.pause_quanta = params.pause_quanta;
   c.refresh_on_arrival = params.refresh_on_arrival;
+  c.admit_by_pool = params.admit_by_pool;
+  uint64_t headroom_total = 0;
   for (size_t i = 0; i < port_speed_bps.size() && i < c.headroom_bytes.size(); ++i) {
     const uint64_t speed = port_speed_bps[i];
     c.headroom_bytes[i] =
         params.headroom_bytes != 0
             ? params.headroom_bytes
             : headroom_for(speed, params.cable_length_m, params.response_delay_ns, max_frame_bytes);
+    if (speed) headroom_total += c.headroom_bytes[i];
     c.pause_ns[i] = pause_quanta_to_ns(params.pause_quanta, speed);
     c.refresh_ns[i] = c.pause_ns[i] / 2;
   }
+  c.pool_limit_bytes =
+      params.shared_buffer_bytes > headroom_total ? params.shared_buffer_bytes - headroom_total : 0;
   return c;
 }
 

@@ -35,6 +35,11 @@ struct PfcConfig {
   uint64_t shared_buffer_bytes = 0;
   uint16_t pause_quanta = 0;
   bool refresh_on_arrival = false;  // qos.pfc.refresh: on_arrival (PfcGenerator::poll)
+  bool admit_by_pool = false;       // qos.pfc.admission: shared_pool
+  // shared_pool: the shared buffer less every port's headroom (ns-3's
+  // m_buffer_cell_limit_sp); lossless packets past their PG's limit are
+  // refused only once the lossless bytes held reach it.
+  uint64_t pool_limit_bytes = 0;
   std::array<uint64_t, kMaxPorts> headroom_bytes{};  // per ingress port (one PG per priority)
   std::array<uint64_t, kMaxPorts> refresh_ns{};      // per port: half the honoured pause
   std::array<uint64_t, kMaxPorts> pause_ns{};        // per port: the honoured pause

@@ -19,6 +19,12 @@ struct PfcParams {
   // XON) or on_arrival (re-sent when a packet arrives over XOFF, else left
   // to lapse: HPCC's and ConWeave's ns-3).
   bool refresh_on_arrival = false;
+  // qos.pfc.admission: headroom (a lossless PG past its XOFF threshold and
+  // its headroom is refused: a switch ASIC's ingress admission) or
+  // shared_pool (refused only when the shared buffer left after every
+  // port's headroom is used up as well: HPCC's and ConWeave's ns-3,
+  // switch-mmu.cc:134-162, where the threshold only sends PFC).
+  bool admit_by_pool = false;
   // Thresholds on the bytes one (ingress port, priority) holds in egress
   // queues. Static (xoff/xon in bytes) or dynamic (SONiC dynamic_th: XOFF
   // when held > 2^dynamic_th × free shared buffer; XON xon_offset below it).

@@ -29,6 +29,9 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
   WredMarker& marker = b.ws.wred[port][tc];
   const uint64_t limit = cfg.ports[port].queue_limit[tc];
   const uint64_t pfc_limit = lossless ? pfc.admit_limit(qos.pfc, b.in_port, tc) : UINT64_MAX;
+  // qos.pfc.admission shared_pool: past its PG's limit a packet still goes
+  // in while the lossless bytes of the whole switch leave room in the pool.
+  uint64_t pool = lossless && qos.pfc.admit_by_pool ? pfc.total_held_bytes(qos.pfc) : UINT64_MAX;
   uint64_t depth = q.depth_bytes();
   PacketObserver* obs = dp.observer();
   uint64_t held = lossless ? pfc.held_bytes(b.in_port, tc) : 0;
@@ -61,7 +64,8 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
       b.drop(i, oc, DropReason::pfc_watchdog_drop, tc);
       continue;
     }
-    if (held + l > pfc_limit) {  // the ingress PG's headroom is exhausted
+    if (held + l > pfc_limit &&  // the ingress PG's headroom is exhausted
+        (pool == UINT64_MAX || pool + l > qos.pfc.pool_limit_bytes)) {
       b.drop(i, b.ic, DropReason::lossless_dropped, tc);
       ++lossless_drops;
       continue;
@@ -74,6 +78,7 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
     }
     depth += l;
     held += l;
+    if (pool != UINT64_MAX) pool += l;
     bytes += l;
     len[n] = l;
     keep[n++] = m;

@@ -186,7 +186,8 @@ TEST(ConfigLossless, Watchdog) {
 TEST(ConfigLosslessRules, UnknownKeys) {
   EXPECT_EQ(qos_error("{pfc: {xof: 1MB}}"),
             "x.yaml: qos.pfc.xof: unknown key, did you mean \"xoff\"? (known: pause_time, refresh, "
-            "xoff, xon, dynamic_th, xon_offset, headroom, cable_length, response_delay)");
+            "admission, xoff, xon, dynamic_th, xon_offset, headroom, cable_length, "
+            "response_delay)");
   EXPECT_EQ(qos_error("{buffer: {size: 1MB}}"),
             "x.yaml: qos.buffer.size: unknown key (known: shared_size)");
   EXPECT_EQ(qos_error("{wred: {3: {min: 1KB}}}"),
@@ -223,6 +224,14 @@ TEST(ConfigLosslessRules, PfcRefresh) {
   EXPECT_TRUE(lossless_of("{pfc: {refresh: on_arrival}}").pfc.refresh_on_arrival);
   EXPECT_EQ(qos_error("{pfc: {refresh: per_packet}}"),
             "x.yaml: qos.pfc.refresh: \"per_packet\": must be one of timer, on_arrival");
+}
+
+TEST(ConfigLosslessRules, PfcAdmission) {
+  EXPECT_FALSE(lossless_of("{pfc: {pause_time: 977}}").pfc.admit_by_pool);
+  EXPECT_FALSE(lossless_of("{pfc: {admission: headroom}}").pfc.admit_by_pool);
+  EXPECT_TRUE(lossless_of("{pfc: {admission: shared_pool}}").pfc.admit_by_pool);
+  EXPECT_EQ(qos_error("{pfc: {admission: pool}}"),
+            "x.yaml: qos.pfc.admission: \"pool\": must be one of headroom, shared_pool");
 }
 
 TEST(ConfigLosslessRules, StaticThresholds) {

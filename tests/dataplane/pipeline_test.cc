@@ -1428,5 +1428,31 @@ TEST_F(PipelineTest, ConWeaveNeedsOneWorker) {
   EXPECT_EQ(dp_->config().groups[0].spec.mode, LbMode::kFixed);
 }
 
+// qos.pfc.admission: with `headroom` a lossless PG's packets are refused
+// past its XOFF threshold plus its headroom; with `shared_pool` (ns-3's
+// switch-mmu.cc) only once the lossless bytes of the whole switch fill the
+// shared buffer less every port's headroom. Nothing is dequeued here.
+TEST_F(PipelineTest, LosslessAdmissionByHeadroomOrBySharedPool) {
+  const FrameSpec spec = with(roce4(0, ipv4_bytes(10, 0, 0, 2), ipv4_bytes(10, 0, 1, 2)),
+                              [](FrameSpec& f) { f.payload_len = 1000; });
+  const Frame f = build_frame(spec);
+  const uint64_t len = f.size();
+  auto admitted = [&](const std::string& admission) {
+    start({"qos.pfc.xoff=10000", "qos.pfc.xon=5000", "qos.pfc.headroom=5000",
+           "qos.buffer.shared_size=100000", "qos.pfc.admission=" + admission});
+    for (int b = 0; b < 4; ++b) run_burst(0, std::vector<Frame>(32, f), 1000 + b);
+    const Snapshot s = dp_->snapshot();
+    EXPECT_EQ(s.port[0].drops[static_cast<int>(DropReason::lossless_dropped)] + s.queued_packets,
+              128u);
+    const uint64_t queued = s.queued_packets;
+    while (queued_total()) pop(1, 3);
+    return queued;
+  };
+  EXPECT_EQ(admitted("headroom"), (10000 + 5000) / len);
+  // 100,000 B less 8 ports' 5,000 B of headroom.
+  EXPECT_EQ(admitted("shared_pool"), 60000 / len);
+  EXPECT_EQ(dp_->config().qos.pfc.pool_limit_bytes, 60000u);
+}
+
 }  // namespace
 }  // namespace rocelb
