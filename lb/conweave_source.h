@@ -31,22 +31,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/conweave_kind.h"
 #include "lb/lb_decision.h"
 #include "lb/lb_knobs.h"
 #include "lb/lb_shared.h"
 #include "lb/path_state.h"
 
 namespace rocelb {
-
-// What a packet carries to the destination ToR.
-enum class ConWeaveKind : uint8_t {
-  kData = 1,       // an ordinary packet of the epoch
-  kInit = 2,       // the epoch's first packet: asks for an RTT reply
-  kTail = 3,       // the old path's last packet: asks for a clear
-  kReplyInit = 4,  // RTT reply (destination ToR to source ToR)
-  kReplyTail = 5,  // clear: the tail arrived
-  kNotify = 6,     // a CE-marked packet crossed `path`
-};
 
 struct ConWeaveMark {
   ConWeaveKind kind = ConWeaveKind::kData;

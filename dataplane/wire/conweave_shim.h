@@ -21,9 +21,9 @@
 
 #include <cstdint>
 
+#include "common/conweave_kind.h"
 #include "dataplane/wire/byte_order.h"
 #include "dataplane/wire/flow_key_of.h"
-#include "lb/conweave_source.h"
 
 namespace rocelb {
 
