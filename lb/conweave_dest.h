@@ -113,6 +113,8 @@ class ConWeaveDest {
     uint32_t next = kNil;
     uint16_t note = 0;
   };
+  static_assert(sizeof(Entry) == kConWeaveDestEntryBytes, "lb_knobs.h counts 56 bytes");
+  static_assert(sizeof(Node) == kConWeaveHoldNodeBytes, "lb_knobs.h counts 16 bytes");
   static constexpr uint32_t kWays = 4;
   uint32_t find(uint32_t flow) const;  // its entry's index, or kNil
   void set_deadline(uint32_t index, uint64_t t);

@@ -75,6 +75,7 @@ class ConWeaveSource {
     uint8_t stabilized = 0;
     uint8_t valid = 0;
   };
+  static_assert(sizeof(Entry) == kConWeaveSourceEntryBytes, "lb_knobs.h counts 40 bytes");
   const Entry* find(uint32_t hash) const {
     return const_cast<ConWeaveSource*>(this)->find_mut(hash);
   }

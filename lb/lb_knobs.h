@@ -122,6 +122,12 @@ inline constexpr uint64_t kDefaultBpfValidationSteps = 10'000'000;
 // At most 10^8: 4 to 11 s of the control thread, all SIGTERM may wait.
 inline constexpr uint64_t kMaxBpfValidationSteps = 100'000'000;
 
+// Sizes group_table_bytes counts for mode conweave (checked where the
+// structures are declared).
+inline constexpr uint64_t kConWeaveSourceEntryBytes = 40;
+inline constexpr uint64_t kConWeaveDestEntryBytes = 56;
+inline constexpr uint64_t kConWeaveHoldNodeBytes = 16;
+
 // The bucket table size a mode uses (0 for modes without one).
 inline uint32_t effective_buckets(LbMode mode, const LbKnobs& k) {
   if (!uses_buckets(mode)) return 0;
@@ -136,9 +142,11 @@ inline uint64_t group_table_bytes(LbMode mode, const LbKnobs& k) {
   constexpr uint64_t kFlowletEntryBytes = 16;  // FlowletEntry (flowlet_table.h)
   if (uses_flowlets(mode)) return uint64_t{k.max_flows} * kFlowletEntryBytes;
   // ConWeave's source table and destination table (conweave_source.h,
-  // conweave_dest.h), 32 bytes an entry each, and its held packets.
+  // conweave_dest.h: 40 and 56 bytes an entry) and its held packets' nodes
+  // (16 bytes each).
   if (mode == LbMode::kConWeave)
-    return uint64_t{k.max_flows} * 64 + uint64_t{k.conweave.hold_packets} * 16;
+    return uint64_t{k.max_flows} * (kConWeaveSourceEntryBytes + kConWeaveDestEntryBytes) +
+           uint64_t{k.conweave.hold_packets} * kConWeaveHoldNodeBytes;
   const uint64_t buckets = effective_buckets(mode, k);
   return buckets * (mode == LbMode::kResilient ? 4 : 2);
 }

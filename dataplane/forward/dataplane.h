@@ -208,6 +208,7 @@ class Dataplane {
   // whose flush time is at or before now_ns (those leaving by `port`
   // only, unless port is -1), through the pipeline again from their
   // ingress ports; `in_ports` gets those ingress ports. Returns how many.
+  // (In stage_conweave.cc, beside the rest of the mode's pipeline part.)
   uint32_t conweave_flush(unsigned w, int port, uint64_t now_ns, PortSet* in_ports = nullptr);
   // The earliest flush time, ns, of worker w's queues that leave by
   // `port` (UINT64_MAX: none).

@@ -161,10 +161,6 @@ void take_back(Burst& b, uint16_t i, const ConWeaveShim& s) {
   b.consume(i);
 }
 
-}  // namespace
-
-namespace {
-
 void put_header(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
                 const ConWeaveMark& mark) {
   rte_mbuf* m = b.pkts[i];
