@@ -9,7 +9,9 @@
 #include <sstream>
 #include <thread>
 
+#include "dataplane/wire/conweave_shim.h"
 #include "dataplane/wire/packet_builder.h"
+#include "dataplane/wire/parser.h"
 #include "dataplane/wire/pcap_file.h"
 #include "live_run.h"
 #include "run_command.h"
@@ -74,6 +76,44 @@ TEST(LiveCli, ForwardsOnPcapVdevsAndStopsCleanlyOnSigterm) {
   EXPECT_EQ(frames(2), 100);
   EXPECT_EQ(frames(4) + frames(5) + frames(6) + frames(7), 100);
   EXPECT_EQ(frames(0) + frames(1) + frames(3), 0);
+  fs::remove_all(dir);
+}
+
+// Mode conweave live, one worker: what port 0 sends to remote hosts leaves
+// the uplinks with ConWeave's header (IPv4 protocol 253, 16 bytes more), the
+// first packet of each flow an RTT request; nothing is left held or lost.
+TEST(LiveCli, ConWeaveMarksWhatLeavesTheUplinks) {
+  const fs::path dir = fs::temp_directory_path() / ("rocelb-live-cw-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string sets = pcap_ports(dir, {0});
+  const auto counters = dir / "counters.json";
+  test::LiveRun run(
+      dir, sets + " --set groups.uplinks.mode=conweave --counters-out " + counters.string());
+  ASSERT_TRUE(run.wait_ready()) << run.err();
+  EXPECT_TRUE(run.wait_until([&] { return run.total_counter("tx_packets") == 100; }));
+  const auto r = run.stop();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("mbufs still in use: 0"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(test::read_file(counters));
+  EXPECT_EQ(j["totals"]["conserved"], true);
+  EXPECT_EQ(j["groups"][0]["conweave_epochs"], 100);  // 100 flows, one packet each
+  int marked = 0, requests = 0;
+  for (int p = 4; p < 8; ++p) {
+    PcapReader rd((dir / ("out" + std::to_string(p) + ".pcap")).string());
+    for (PcapRecord rec; rd.next(rec);) {
+      ParsedPacket pp;
+      ASSERT_EQ(parse_frame(rec.data, rec.caplen, rec.origlen, pp), ParseResult::ok);
+      ASSERT_EQ(pp.proto, kIpProtoConWeave);
+      ConWeaveShim sh;
+      ASSERT_TRUE(read_conweave_shim(rec.data + pp.l4_offset, sh));
+      EXPECT_EQ(sh.path, p - 4);
+      requests += sh.kind == ConWeaveKind::kInit;
+      ++marked;
+    }
+  }
+  EXPECT_EQ(marked, 100);
+  EXPECT_EQ(requests, 100);
   fs::remove_all(dir);
 }
 
