@@ -1,6 +1,7 @@
-// ConWeave's packet kinds (mode conweave): what a packet between two ToRs
-// carries in ConWeave's header (dataplane/wire/conweave_shim.h writes them
-// on the wire; lb/conweave_source.h and lb/conweave_dest.h decide them).
+// ConWeave's packet kinds and what a packet between two ToRs carries about
+// its epoch (mode conweave): lb/conweave_source.h decides it,
+// dataplane/wire/conweave_shim.h writes it on the wire (with the path and
+// the flow), lb/conweave_dest.h reads it at the destination ToR.
 // Knobs: none. Counters: none.
 #pragma once
 
@@ -15,6 +16,15 @@ enum class ConWeaveKind : uint8_t {
   kReplyInit = 4,  // RTT reply (destination ToR to source ToR)
   kReplyTail = 5,  // clear: the tail arrived
   kNotify = 6,     // a CE-marked packet crossed `path`
+};
+
+// What a packet carries of its flow's epoch.
+struct ConWeaveMark {
+  ConWeaveKind kind = ConWeaveKind::kData;
+  uint8_t phase = 0;
+  uint16_t epoch = 0;
+  uint32_t tx_ns = 0;    // the source ToR's clock, low 32 bits
+  uint32_t tail_ns = 0;  // the epoch's TAIL send time (0: none)
 };
 
 }  // namespace rocelb

@@ -51,13 +51,9 @@ class ConWeaveDest {
 
   ConWeaveDest(uint32_t max_flows, uint32_t hold_packets);
 
-  struct Packet {
+  // What the packet carries (its header's mark), and of it here.
+  struct Packet : ConWeaveMark {
     uint32_t flow = 0;  // hash of the 5-tuple
-    ConWeaveKind kind = ConWeaveKind::kData;
-    uint8_t phase = 0;
-    uint16_t epoch = 0;
-    uint32_t tx_ns = 0;
-    uint32_t tail_ns = 0;
     bool ce = false;
     uint16_t out_port = 0;
   };

@@ -39,14 +39,6 @@
 
 namespace rocelb {
 
-struct ConWeaveMark {
-  ConWeaveKind kind = ConWeaveKind::kData;
-  uint8_t phase = 0;
-  uint16_t epoch = 0;
-  uint32_t tx_ns = 0;    // the source ToR's clock, low 32 bits
-  uint32_t tail_ns = 0;  // the epoch's TAIL send time (0: none)
-};
-
 class ConWeaveSource {
  public:
   ConWeaveSource(uint32_t max_flows, const ConWeaveKnobs& k, uint32_t members);

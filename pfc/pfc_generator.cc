@@ -49,11 +49,11 @@ uint64_t PfcGenerator::xon_for(const PfcConfig& cfg, uint64_t xoff) {
   return std::max(xoff > off ? xoff - off : 0, cfg.xon_bytes);
 }
 
-uint64_t PfcGenerator::admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio) const {
+uint64_t PfcGenerator::admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio,
+                                   uint64_t total) const {
   if (port >= num_ports_ || !cfg.lossless(prio)) return UINT64_MAX;
   const Port& st = ports_[port];
-  const uint64_t xoff =
-      std::max(xoff_for(cfg, total_held_bytes(cfg)), st.xoff_latch[prio].load(kRelaxed));
+  const uint64_t xoff = std::max(xoff_for(cfg, total), st.xoff_latch[prio].load(kRelaxed));
   return add_sat(xoff, cfg.headroom_bytes[port]);
 }
 

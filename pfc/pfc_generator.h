@@ -127,7 +127,12 @@ class PfcGenerator {
   // Ingress side. The most a lossless PG (port, prio) may hold: a packet of
   // B bytes is admitted while held + B <= admit_limit (the caller keeps a
   // running sum over a burst). UINT64_MAX for a priority that is not lossless.
-  uint64_t admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio) const;
+  uint64_t admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio) const {
+    return admit_limit(cfg, port, prio, cfg.dynamic ? total_held_bytes(cfg) : 0);
+  }
+  // The same with total_held_bytes(cfg) already read (only dynamic
+  // thresholds use it).
+  uint64_t admit_limit(const PfcConfig& cfg, uint16_t port, uint8_t prio, uint64_t total) const;
   void count_lossless_drops(uint16_t port, uint8_t prio, uint64_t packets) {
     if (port < num_ports_ && prio < kPfcPriorities)
       ports_[port].lossless_dropped[prio].fetch_add(packets, kRelaxed);

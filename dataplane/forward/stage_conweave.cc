@@ -119,12 +119,8 @@ void deliver(Burst& b, uint16_t i, const ConWeaveShim& s) {
   key.sport = load_be16(f + p.l4_offset + kConWeaveShimLen);
   key.dport = load_be16(f + p.l4_offset + kConWeaveShimLen + 2);
   ConWeaveDest::Packet in;
+  static_cast<ConWeaveMark&>(in) = s;
   in.flow = flow_hash(key, kDestHash);
-  in.kind = s.kind;
-  in.phase = s.phase;
-  in.epoch = s.epoch;
-  in.tx_ns = s.tx_ns;
-  in.tail_ns = s.tail_ns;
   in.ce = p.ecn == 3;
   in.out_port = b.out_port[i];
   ConWeaveDest& dest = *b.ws.conweave;
@@ -172,13 +168,9 @@ void put_header(Burst& b, uint16_t i, uint32_t member, uint32_t flow_hash,
   if (!f) return;
   std::memmove(f, old, p.l4_offset);
   ConWeaveShim s;
-  s.kind = mark.kind;
-  s.phase = mark.phase;
+  static_cast<ConWeaveMark&>(s) = mark;
   s.path = static_cast<uint8_t>(member);
-  s.epoch = mark.epoch;
   s.flow = flow_hash;
-  s.tx_ns = mark.tx_ns;
-  s.tail_ns = mark.tail_ns;
   write_conweave_shim(f + p.l4_offset, s);
   fix_ipv4(f + p.l3_offset, kIpProtoConWeave, static_cast<int>(kConWeaveShimLen));
   // What later stages read of it: the frame's start, the IP length.

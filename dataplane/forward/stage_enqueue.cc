@@ -28,10 +28,13 @@ void enqueue_group(Burst& b, uint16_t port, uint8_t tc, const uint16_t* idx, uin
   const bool wred = qos.mark_at_enqueue && qos.wred[tc].enabled;
   WredMarker& marker = b.ws.wred[port][tc];
   const uint64_t limit = cfg.ports[port].queue_limit[tc];
-  const uint64_t pfc_limit = lossless ? pfc.admit_limit(qos.pfc, b.in_port, tc) : UINT64_MAX;
-  // qos.pfc.admission shared_pool: past its PG's limit a packet still goes
-  // in while the lossless bytes of the whole switch leave room in the pool.
-  uint64_t pool = lossless && qos.pfc.admit_by_pool ? pfc.total_held_bytes(qos.pfc) : UINT64_MAX;
+  // The lossless bytes of the whole switch, read once: dynamic thresholds
+  // move with them, and qos.pfc.admission shared_pool lets a packet past
+  // its PG's limit while they leave room in the pool.
+  const uint64_t total =
+      lossless && (qos.pfc.dynamic || qos.pfc.admit_by_pool) ? pfc.total_held_bytes(qos.pfc) : 0;
+  const uint64_t pfc_limit = lossless ? pfc.admit_limit(qos.pfc, b.in_port, tc, total) : UINT64_MAX;
+  uint64_t pool = lossless && qos.pfc.admit_by_pool ? total : UINT64_MAX;
   uint64_t depth = q.depth_bytes();
   PacketObserver* obs = dp.observer();
   uint64_t held = lossless ? pfc.held_bytes(b.in_port, tc) : 0;

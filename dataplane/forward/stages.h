@@ -123,8 +123,8 @@ void balance_stage(Burst& b);
 // packets (idx[j], hashes[j], bytes[j]) into member[j], and each carries
 // ConWeave's header (stage_conweave.cc).
 void conweave_place(Burst& b, LbEngine& engine, const uint16_t* idx, const uint32_t* hashes,
-                    const uint32_t* bytes, uint32_t cnt, const MemberPath* paths,
-                    uint32_t* member, LbDecision* why);
+                    const uint32_t* bytes, uint32_t cnt, const MemberPath* paths, uint32_t* member,
+                    LbDecision* why);
 void conweave_stage(Burst& b);
 void rewrite_stage(Burst& b);
 void enqueue_stage(Burst& b);

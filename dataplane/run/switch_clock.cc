@@ -131,9 +131,7 @@ rte_mbuf* SwitchClock::depart(uint16_t port, uint64_t now_ps, uint64_t* start_ps
   if (conweave_ && dp_.conweave_next_ns(0, port) <= now_ps / 1000) [[unlikely]] {
     PortSet in_ports;
     dp_.conweave_flush(0, port, now_ps / 1000, &in_ports);
-    PortSet touched = ws_.touched_ports.take();
-    touched.remove(port);
-    reschedule(touched, in_ports, now_ps, port);
+    reschedule(ws_.touched_ports.take(), in_ports, now_ps, port);
   }
   if (dp_.dequeue(port, now_ps, &m, &start, 1) == 1 && unlinked_.has(port)) {
     // It holds the wire as if sent (the port's pace and load are the same),

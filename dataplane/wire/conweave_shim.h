@@ -33,14 +33,10 @@ inline constexpr uint32_t kConWeaveShimLen = 16;
 // padded to the Ethernet minimum.
 inline constexpr uint32_t kConWeaveControlFrameLen = 60;
 
-struct ConWeaveShim {
-  ConWeaveKind kind = ConWeaveKind::kData;
-  uint8_t phase = 0;
+// The source ToR's mark, the member it took and its flow hash.
+struct ConWeaveShim : ConWeaveMark {
   uint8_t path = 0;
-  uint16_t epoch = 0;
   uint32_t flow = 0;
-  uint32_t tx_ns = 0;
-  uint32_t tail_ns = 0;
 };
 
 inline void write_conweave_shim(uint8_t* p, const ConWeaveShim& s) {
